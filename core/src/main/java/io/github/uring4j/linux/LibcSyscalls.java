@@ -1,0 +1,342 @@
+package io.github.uring4j.linux;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+import java.lang.foreign.SymbolLookup;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.VarHandle;
+
+/**
+ * {@link Syscalls} through libc. The io_uring calls have no libc wrapper, so they go through the variadic
+ * {@code syscall(2)}; every handle captures {@code errno} into a per-thread segment so that a failure comes back
+ * as {@code -errno} without touching a global.
+ */
+final class LibcSyscalls implements Syscalls {
+    static final LibcSyscalls INSTANCE = new LibcSyscalls();
+
+    private static final Linker LINKER = Linker.nativeLinker();
+    private static final SymbolLookup LIBC = LINKER.defaultLookup();
+    private static final Linker.Option ERRNO = Linker.Option.captureCallState("errno");
+    private static final StructLayout CAPTURE_LAYOUT = Linker.Option.captureStateLayout();
+    private static final VarHandle ERRNO_HANDLE =
+            CAPTURE_LAYOUT.varHandle(MemoryLayout.PathElement.groupElement("errno"));
+
+    /** One errno slot per thread; freed with the thread's ThreadLocal map. */
+    private static final ThreadLocal<MemorySegment> CAPTURE =
+            ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(CAPTURE_LAYOUT));
+
+    private static MethodHandle handle(String name, FunctionDescriptor fd, Linker.Option... options) {
+        MemorySegment symbol = LIBC.find(name)
+                .orElseThrow(() -> new UnsatisfiedLinkError("libc has no " + name));
+        Linker.Option[] all = new Linker.Option[options.length + 1];
+        all[0] = ERRNO;
+        System.arraycopy(options, 0, all, 1, options.length);
+        return LINKER.downcallHandle(symbol, fd, all);
+    }
+
+
+    // syscall(SYS_io_uring_setup, entries, params)
+    private static final MethodHandle SETUP = handle("syscall",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, ADDRESS), Linker.Option.firstVariadicArg(1));
+    // syscall(SYS_io_uring_enter, fd, to_submit, min_complete, flags, arg, argsz)
+    private static final MethodHandle ENTER = handle("syscall",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, ADDRESS, JAVA_LONG),
+            Linker.Option.firstVariadicArg(1));
+    // syscall(SYS_io_uring_register, fd, opcode, arg, nr_args)
+    private static final MethodHandle REGISTER = handle("syscall",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, ADDRESS, JAVA_LONG),
+            Linker.Option.firstVariadicArg(1));
+
+    private static final MethodHandle MMAP = handle("mmap",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG));
+    private static final MethodHandle MUNMAP = handle("munmap", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG));
+    private static final MethodHandle MADVISE = handle("madvise",
+            FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
+    private static final MethodHandle EVENTFD = handle("eventfd", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
+    private static final MethodHandle PIPE2 = handle("pipe2", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+    private static final MethodHandle OPEN = handle("open",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), Linker.Option.firstVariadicArg(2));
+    private static final MethodHandle CLOSE = handle("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    private static final MethodHandle READ = handle("read", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
+    private static final MethodHandle WRITE = handle("write", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
+    private static final MethodHandle PREAD = handle("pread64",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG));
+    private static final MethodHandle PWRITE = handle("pwrite64",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG));
+    private static final MethodHandle PREADV2 = handle("preadv2",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG, JAVA_INT));
+    private static final MethodHandle PWRITEV2 = handle("pwritev2",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG, JAVA_INT));
+    private static final MethodHandle FSYNC = handle("fsync", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    private static final MethodHandle FDATASYNC = handle("fdatasync", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    private static final MethodHandle FTRUNCATE = handle("ftruncate64", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG));
+    private static final MethodHandle FALLOCATE = handle("fallocate64",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG));
+    private static final MethodHandle FADVISE = handle("posix_fadvise64",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
+    private static final MethodHandle SYNC_FILE_RANGE = handle("sync_file_range",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
+    private static final MethodHandle STATX = handle("statx",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS));
+
+    private LibcSyscalls() {
+    }
+
+    private static int errno(MemorySegment capture) {
+        return (int) ERRNO_HANDLE.get(capture, 0L);
+    }
+
+    private static long check(long r, MemorySegment capture) {
+        return r == -1 ? -errno(capture) : r;
+    }
+
+    private static int check(int r, MemorySegment capture) {
+        return r == -1 ? -errno(capture) : r;
+    }
+
+    private static RuntimeException linkage(Throwable t) {
+        return new IllegalStateException("native call failed to link or run", t);
+    }
+
+    @Override
+    public int ioUringSetup(int entries, MemorySegment params) {
+        MemorySegment c = CAPTURE.get();
+        try {
+            return (int) check((long) SETUP.invokeExact(c, Uapi.SYS_io_uring_setup, Integer.toUnsignedLong(entries), params), c);
+        } catch (Throwable t) {
+            throw linkage(t);
+        }
+    }
+
+    @Override
+    public int ioUringEnter(int ringFd, int toSubmit, int minComplete, int flags, MemorySegment arg, long argSize) {
+        MemorySegment c = CAPTURE.get();
+        try {
+            return (int) check((long) ENTER.invokeExact(c, Uapi.SYS_io_uring_enter, (long) ringFd,
+                    Integer.toUnsignedLong(toSubmit), Integer.toUnsignedLong(minComplete), Integer.toUnsignedLong(flags),
+                    arg, argSize), c);
+        } catch (Throwable t) {
+            throw linkage(t);
+        }
+    }
+
+    @Override
+    public int ioUringRegister(int ringFd, int opcode, MemorySegment arg, int nrArgs) {
+        MemorySegment c = CAPTURE.get();
+        try {
+            return (int) check((long) REGISTER.invokeExact(c, Uapi.SYS_io_uring_register, (long) ringFd,
+                    Integer.toUnsignedLong(opcode), arg, Integer.toUnsignedLong(nrArgs)), c);
+        } catch (Throwable t) {
+            throw linkage(t);
+        }
+    }
+
+    @Override
+    public long mmap(long addr, long length, int prot, int flags, int fd, long offset) {
+        MemorySegment c = CAPTURE.get();
+        try {
+            return check((long) MMAP.invokeExact(c, addr, length, prot, flags, fd, offset), c);
+        } catch (Throwable t) {
+            throw linkage(t);
+        }
+    }
+
+    @Override
+    public int munmap(long addr, long length) {
+        MemorySegment c = CAPTURE.get();
+        try {
+            return check((int) MUNMAP.invokeExact(c, addr, length), c);
+        } catch (Throwable t) {
+            throw linkage(t);
+        }
+    }
+
+    @Override
+    public int madvise(long addr, long length, int advice) {
+        MemorySegment c = CAPTURE.get();
+        try {
+            return check((int) MADVISE.invokeExact(c, addr, length, advice), c);
+        } catch (Throwable t) {
+            throw linkage(t);
+        }
+    }
+
+    @Override
+    public int eventfd(int initval, int flags) {
+        MemorySegment c = CAPTURE.get();
+        try {
+            return check((int) EVENTFD.invokeExact(c, initval, flags), c);
+        } catch (Throwable t) {
+            throw linkage(t);
+        }
+    }
+
+    @Override
+    public int pipe2(MemorySegment fds, int flags) {
+        MemorySegment c = CAPTURE.get();
+        try {
+            return check((int) PIPE2.invokeExact(c, fds, flags), c);
+        } catch (Throwable t) {
+            throw linkage(t);
+        }
+    }
+
+    @Override
+    public int open(MemorySegment path, int flags, int mode) {
+        MemorySegment c = CAPTURE.get();
+        try {
+            return check((int) OPEN.invokeExact(c, path, flags, mode), c);
+        } catch (Throwable t) {
+            throw linkage(t);
+        }
+    }
+
+    @Override
+    public int close(int fd) {
+        MemorySegment c = CAPTURE.get();
+        try {
+            return check((int) CLOSE.invokeExact(c, fd), c);
+        } catch (Throwable t) {
+            throw linkage(t);
+        }
+    }
+
+    @Override
+    public long read(int fd, MemorySegment buf, long count) {
+        MemorySegment c = CAPTURE.get();
+        try {
+            return check((long) READ.invokeExact(c, fd, buf, count), c);
+        } catch (Throwable t) {
+            throw linkage(t);
+        }
+    }
+
+    @Override
+    public long write(int fd, MemorySegment buf, long count) {
+        MemorySegment c = CAPTURE.get();
+        try {
+            return check((long) WRITE.invokeExact(c, fd, buf, count), c);
+        } catch (Throwable t) {
+            throw linkage(t);
+        }
+    }
+
+    @Override
+    public long pread(int fd, MemorySegment buf, long count, long offset) {
+        MemorySegment c = CAPTURE.get();
+        try {
+            return check((long) PREAD.invokeExact(c, fd, buf, count, offset), c);
+        } catch (Throwable t) {
+            throw linkage(t);
+        }
+    }
+
+    @Override
+    public long pwrite(int fd, MemorySegment buf, long count, long offset) {
+        MemorySegment c = CAPTURE.get();
+        try {
+            return check((long) PWRITE.invokeExact(c, fd, buf, count, offset), c);
+        } catch (Throwable t) {
+            throw linkage(t);
+        }
+    }
+
+    @Override
+    public long preadv2(int fd, MemorySegment iov, int iovcnt, long offset, int flags) {
+        MemorySegment c = CAPTURE.get();
+        try {
+            return check((long) PREADV2.invokeExact(c, fd, iov, iovcnt, offset, flags), c);
+        } catch (Throwable t) {
+            throw linkage(t);
+        }
+    }
+
+    @Override
+    public long pwritev2(int fd, MemorySegment iov, int iovcnt, long offset, int flags) {
+        MemorySegment c = CAPTURE.get();
+        try {
+            return check((long) PWRITEV2.invokeExact(c, fd, iov, iovcnt, offset, flags), c);
+        } catch (Throwable t) {
+            throw linkage(t);
+        }
+    }
+
+    @Override
+    public int fsync(int fd) {
+        MemorySegment c = CAPTURE.get();
+        try {
+            return check((int) FSYNC.invokeExact(c, fd), c);
+        } catch (Throwable t) {
+            throw linkage(t);
+        }
+    }
+
+    @Override
+    public int fdatasync(int fd) {
+        MemorySegment c = CAPTURE.get();
+        try {
+            return check((int) FDATASYNC.invokeExact(c, fd), c);
+        } catch (Throwable t) {
+            throw linkage(t);
+        }
+    }
+
+    @Override
+    public int ftruncate(int fd, long length) {
+        MemorySegment c = CAPTURE.get();
+        try {
+            return check((int) FTRUNCATE.invokeExact(c, fd, length), c);
+        } catch (Throwable t) {
+            throw linkage(t);
+        }
+    }
+
+    @Override
+    public int fallocate(int fd, int mode, long offset, long length) {
+        MemorySegment c = CAPTURE.get();
+        try {
+            return check((int) FALLOCATE.invokeExact(c, fd, mode, offset, length), c);
+        } catch (Throwable t) {
+            throw linkage(t);
+        }
+    }
+
+    @Override
+    public int fadvise(int fd, long offset, long length, int advice) {
+        MemorySegment c = CAPTURE.get();
+        try {
+            // posix_fadvise returns the error number itself and leaves errno alone.
+            return -(int) FADVISE.invokeExact(c, fd, offset, length, advice);
+        } catch (Throwable t) {
+            throw linkage(t);
+        }
+    }
+
+    @Override
+    public int syncFileRange(int fd, long offset, long nbytes, int flags) {
+        MemorySegment c = CAPTURE.get();
+        try {
+            return check((int) SYNC_FILE_RANGE.invokeExact(c, fd, offset, nbytes, flags), c);
+        } catch (Throwable t) {
+            throw linkage(t);
+        }
+    }
+
+    @Override
+    public int statx(int dirfd, MemorySegment path, int flags, int mask, MemorySegment statxbuf) {
+        MemorySegment c = CAPTURE.get();
+        try {
+            return check((int) STATX.invokeExact(c, dirfd, path, flags, mask, statxbuf), c);
+        } catch (Throwable t) {
+            throw linkage(t);
+        }
+    }
+}

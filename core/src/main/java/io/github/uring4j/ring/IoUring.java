@@ -1,0 +1,849 @@
+package io.github.uring4j.ring;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import io.github.uring4j.linux.Errno;
+import io.github.uring4j.linux.IoUringCqe;
+import io.github.uring4j.linux.IoUringParams;
+import io.github.uring4j.linux.IoUringProbe;
+import io.github.uring4j.linux.IoUringRsrc;
+import io.github.uring4j.linux.IoUringSqe;
+import io.github.uring4j.linux.Iovec;
+import io.github.uring4j.linux.KernelTimespec;
+import io.github.uring4j.linux.Syscalls;
+import io.github.uring4j.linux.Uapi;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
+import java.util.Objects;
+
+/**
+ * One io_uring instance: its submission and completion queues mapped into this process, typed encoders for the
+ * operations ({@link Sqe}), registration, and submission/completion.
+ *
+ * <pre>{@code
+ * try (IoUring ring = IoUring.open(IoUring.options().entries(64))) {
+ *     ring.nextSqe().read(FileTarget.fd(fd), buffer, 0).userData(1);
+ *     ring.submitAndWait(1);
+ *     ring.reap((userData, res, flags) -> System.out.println(userData + " -> " + res));
+ * }
+ * }</pre>
+ *
+ * <h2>Threads</h2>
+ * A ring belongs to the thread that opened it (see {@link #handOff(Thread)}); any other thread gets a
+ * {@link WrongThreadException} from the library, before the kernel could answer {@code EEXIST} to a
+ * {@code SINGLE_ISSUER} ring. The completion side may be given to one other thread with
+ * {@link #bindCompletionsTo(Thread)}, for a submitter/reaper pair.
+ *
+ * <h2>Memory</h2>
+ * Buffers, paths and structs handed to an encoder must stay valid until the operation's completion is reaped:
+ * the kernel reads and writes them asynchronously. After {@link #close()} every method throws
+ * {@link IllegalStateException}; the mappings are released exactly as they were made.
+ */
+public final class IoUring implements AutoCloseable {
+
+    /** Release/acquire access to the ring indexes shared with the kernel. */
+    private static final VarHandle INT = JAVA_INT.varHandle();
+
+    private static final long OFF_SQ_RING = 0L;
+    private static final long OFF_CQ_RING = 0x8000000L;
+    private static final long OFF_SQES = 0x10000000L;
+    /** sizeof(sigset_t) as the kernel counts it (_NSIG / 8). */
+    private static final int KERNEL_SIGSET_SIZE = 8;
+
+    private final Syscalls sys;
+    private final Arena arena;
+    private final int ringFd;
+    private final int flags;
+    private final int features;
+    private final int sqEntries;
+    private final int cqEntries;
+
+    // The mappings, released with the lengths they were made with.
+    private final long sqRingAddr;
+    private final long sqRingLen;
+    private final long cqRingAddr;
+    private final long cqRingLen;
+    private final long sqesAddr;
+    private final long sqesLen;
+
+    private final MemorySegment sqRing;
+    private final MemorySegment cqRing;
+    private final MemorySegment sqes;
+
+    private final long sqHead;
+    private final long sqTail;
+    private final long sqFlags;
+    private final long sqDropped;
+    private final int sqMask;
+    private final long cqHead;
+    private final long cqTail;
+    private final long cqOverflow;
+    private final long cqFlags;
+    private final long cqes;
+    private final int cqMask;
+    private final int sqeShift;
+    private final int cqeShift;
+
+    /** Scratch for register calls and timed waits; confined use by the owner. */
+    private final MemorySegment waitArg;
+    private final MemorySegment waitTs;
+
+    private final Sqe sqe;
+    private final Probe probe;
+    private final boolean[] supported;
+
+    /** Next free SQE (local, not yet published). */
+    private int sqeTail;
+    /** Last value published to the kernel's SQ tail. */
+    private int publishedTail;
+    /** Local copy of the CQ head; the kernel reads ours, we own it. */
+    private int cqLocalHead;
+
+    private int enterFd;
+    private int enterFlags;
+    private int registeredRingIndex = -1;
+
+    private Thread owner;
+    private Thread completionOwner;
+    private boolean reaping;
+    private volatile boolean closed;
+
+    // ------------------------------------------------------------------------------------------------ setup
+
+    /** Options for {@link #open(Options)}. */
+    public static Options options() {
+        return new Options();
+    }
+
+    /** A ring of {@code entries} SQEs with default options. */
+    public static IoUring open(int entries) throws UringException {
+        return open(options().entries(entries));
+    }
+
+    public static IoUring open(Options options) throws UringException {
+        return new IoUring(options.copy());
+    }
+
+    private IoUring(Options o) throws UringException {
+        this.sys = o.syscalls;
+        Arena a = Arena.ofShared();
+        long sqMap = 0;
+        long cqMap = 0;
+        long sqeMap = 0;
+        long sqLen = 0;
+        long cqLen = 0;
+        long sqeLen = 0;
+        int fd = -1;
+        boolean ok = false;
+        try (Arena tmp = Arena.ofConfined()) {
+            MemorySegment p = tmp.allocate(IoUringParams.LAYOUT);
+            int setupFlags = o.flags;
+            if (o.cqEntries > 0) {
+                setupFlags |= Uapi.IORING_SETUP_CQSIZE;
+                p.set(JAVA_INT, IoUringParams.CQ_ENTRIES, o.cqEntries);
+            }
+            if (o.sqThreadCpu >= 0) {
+                setupFlags |= Uapi.IORING_SETUP_SQ_AFF;
+                p.set(JAVA_INT, IoUringParams.SQ_THREAD_CPU, o.sqThreadCpu);
+            }
+            if (o.attachWqFd >= 0) {
+                setupFlags |= Uapi.IORING_SETUP_ATTACH_WQ;
+                p.set(JAVA_INT, IoUringParams.WQ_FD, o.attachWqFd);
+            }
+            p.set(JAVA_INT, IoUringParams.SQ_THREAD_IDLE, o.sqThreadIdleMillis);
+            p.set(JAVA_INT, IoUringParams.FLAGS, setupFlags);
+            fd = sys.ioUringSetup(o.entries, p);
+            if (fd < 0) {
+                if (UringUnavailableException.isUnavailable(fd)) {
+                    throw new UringUnavailableException(-fd);
+                }
+                throw new UringException("io_uring_setup", -fd, Errno.name(-fd) + " during io_uring_setup(entries="
+                        + o.entries + ", flags=0x" + Integer.toHexString(setupFlags) + ")"
+                        + (fd == -Errno.EINVAL ? ": the kernel rejects these flags or sizes" : ""));
+            }
+            this.ringFd = fd;
+            this.flags = setupFlags;
+            this.features = p.get(JAVA_INT, IoUringParams.FEATURES);
+            this.sqEntries = p.get(JAVA_INT, IoUringParams.SQ_ENTRIES);
+            this.cqEntries = p.get(JAVA_INT, IoUringParams.CQ_ENTRIES);
+            this.sqeShift = (setupFlags & Uapi.IORING_SETUP_SQE128) != 0 ? 7 : 6;
+            this.cqeShift = (setupFlags & Uapi.IORING_SETUP_CQE32) != 0 ? 5 : 4;
+
+            int sqArrayOff = p.get(JAVA_INT, IoUringParams.SQ_OFF_ARRAY);
+            boolean noSqArray = (setupFlags & Uapi.IORING_SETUP_NO_SQARRAY) != 0;
+            sqLen = noSqArray ? p.get(JAVA_INT, IoUringParams.SQ_OFF_FLAGS) + 4L
+                    : sqArrayOff + (long) sqEntries * Integer.BYTES;
+            cqLen = p.get(JAVA_INT, IoUringParams.CQ_OFF_CQES) + ((long) cqEntries << cqeShift);
+            boolean single = (features & Uapi.IORING_FEAT_SINGLE_MMAP) != 0;
+            if (single) {
+                sqLen = Math.max(sqLen, cqLen);
+                cqLen = sqLen;
+            }
+            int prot = Uapi.PROT_READ | Uapi.PROT_WRITE;
+            int mapFlags = Uapi.MAP_SHARED | Uapi.MAP_POPULATE;
+            sqMap = sys.mmap(0, sqLen, prot, mapFlags, fd, OFF_SQ_RING);
+            if (sqMap < 0 && sqMap > -4096) {
+                long e = -sqMap;
+                sqMap = 0;
+                throw mmapFailure("SQ ring", (int) e);
+            }
+            if (single) {
+                cqMap = sqMap;
+            } else {
+                cqMap = sys.mmap(0, cqLen, prot, mapFlags, fd, OFF_CQ_RING);
+                if (cqMap < 0 && cqMap > -4096) {
+                    long e = -cqMap;
+                    cqMap = 0;
+                    throw mmapFailure("CQ ring", (int) e);
+                }
+            }
+            sqeLen = (long) sqEntries << sqeShift;
+            sqeMap = sys.mmap(0, sqeLen, prot, mapFlags, fd, OFF_SQES);
+            if (sqeMap < 0 && sqeMap > -4096) {
+                long e = -sqeMap;
+                sqeMap = 0;
+                throw mmapFailure("SQE array", (int) e);
+            }
+            this.sqRingAddr = sqMap;
+            this.sqRingLen = sqLen;
+            this.cqRingAddr = cqMap;
+            this.cqRingLen = cqLen;
+            this.sqesAddr = sqeMap;
+            this.sqesLen = sqeLen;
+            this.arena = a;
+            this.sqRing = MemorySegment.ofAddress(sqMap).reinterpret(sqLen, a, null);
+            this.cqRing = single ? sqRing : MemorySegment.ofAddress(cqMap).reinterpret(cqLen, a, null);
+            this.sqes = MemorySegment.ofAddress(sqeMap).reinterpret(sqeLen, a, null);
+
+            this.sqHead = p.get(JAVA_INT, IoUringParams.SQ_OFF_HEAD);
+            this.sqTail = p.get(JAVA_INT, IoUringParams.SQ_OFF_TAIL);
+            this.sqFlags = p.get(JAVA_INT, IoUringParams.SQ_OFF_FLAGS);
+            this.sqDropped = p.get(JAVA_INT, IoUringParams.SQ_OFF_DROPPED);
+            this.sqMask = sqRing.get(JAVA_INT, p.get(JAVA_INT, IoUringParams.SQ_OFF_RING_MASK));
+            this.cqHead = p.get(JAVA_INT, IoUringParams.CQ_OFF_HEAD);
+            this.cqTail = p.get(JAVA_INT, IoUringParams.CQ_OFF_TAIL);
+            this.cqOverflow = p.get(JAVA_INT, IoUringParams.CQ_OFF_OVERFLOW);
+            this.cqFlags = p.get(JAVA_INT, IoUringParams.CQ_OFF_FLAGS);
+            this.cqes = p.get(JAVA_INT, IoUringParams.CQ_OFF_CQES);
+            this.cqMask = cqRing.get(JAVA_INT, p.get(JAVA_INT, IoUringParams.CQ_OFF_RING_MASK));
+
+            if (!noSqArray) {
+                // Identity indirection, written once: SQE i always sits at array slot i, so a submit only moves the tail.
+                for (int i = 0; i < sqEntries; i++) {
+                    sqRing.set(JAVA_INT, sqArrayOff + (long) i * Integer.BYTES, i);
+                }
+            }
+            this.sqeTail = (int) INT.getAcquire(sqRing, sqTail);
+            this.publishedTail = sqeTail;
+            this.cqLocalHead = (int) INT.getAcquire(cqRing, cqHead);
+            this.waitArg = a.allocate(IoUringRsrc.GETEVENTS_ARG);
+            this.waitTs = a.allocate(KernelTimespec.LAYOUT);
+            this.enterFd = fd;
+            this.owner = Thread.currentThread();
+            this.completionOwner = owner;
+            this.probe = loadProbe(sys, fd);
+            this.supported = probe.known() ? probe.table() : null;
+            this.sqe = new Sqe(this, sqes);
+            ok = true;
+        } finally {
+            if (!ok) {
+                if (sqeMap != 0) {
+                    sys.munmap(sqeMap, sqeLen);
+                }
+                if (cqMap != 0 && cqMap != sqMap) {
+                    sys.munmap(cqMap, cqLen);
+                }
+                if (sqMap != 0) {
+                    sys.munmap(sqMap, sqLen);
+                }
+                if (fd >= 0) {
+                    sys.close(fd);
+                }
+                a.close();
+            }
+        }
+    }
+
+    private static UringException mmapFailure(String what, int errno) {
+        String msg = Errno.name(errno) + " during mmap of the io_uring " + what;
+        if (errno == Errno.ENOMEM) {
+            msg += ": locked-memory limit (ulimit -l) is " + UringUnavailableException.memlock();
+        }
+        return new UringException("mmap", errno, msg);
+    }
+
+    private static Probe loadProbe(Syscalls sys, int fd) {
+        int ops = 256;
+        try (Arena tmp = Arena.ofConfined()) {
+            MemorySegment p = tmp.allocate(IoUringProbe.sizeFor(ops), 8);
+            int r = sys.ioUringRegister(fd, Uapi.IORING_REGISTER_PROBE, p, ops);
+            if (r < 0) {
+                return new Probe(-1, new boolean[0], false);
+            }
+            int last = Byte.toUnsignedInt(p.get(java.lang.foreign.ValueLayout.JAVA_BYTE, IoUringProbe.LAST_OP));
+            int len = Byte.toUnsignedInt(p.get(java.lang.foreign.ValueLayout.JAVA_BYTE, IoUringProbe.OPS_LEN));
+            boolean[] table = new boolean[256];
+            for (int i = 0; i < len; i++) {
+                long base = IoUringProbe.OPS + i * IoUringProbe.OP_LAYOUT.byteSize();
+                int op = Byte.toUnsignedInt(p.get(java.lang.foreign.ValueLayout.JAVA_BYTE, base + IoUringProbe.OP_OP));
+                short f = p.get(java.lang.foreign.ValueLayout.JAVA_SHORT, base + IoUringProbe.OP_FLAGS);
+                table[op] = (f & IoUringProbe.OP_SUPPORTED) != 0;
+            }
+            return new Probe(last, table, true);
+        }
+    }
+
+    /** Options for {@link IoUring#open(Options)}; each flag reaches {@code io_uring_setup} as given. */
+    public static final class Options {
+        int entries = 128;
+        int cqEntries;
+        int flags;
+        int sqThreadIdleMillis;
+        int sqThreadCpu = -1;
+        int attachWqFd = -1;
+        Syscalls syscalls = Syscalls.system();
+
+        Options() {
+        }
+
+        /** SQ size; the kernel rounds it up to a power of two (and with {@link SetupFlag#CLAMP} clamps it). */
+        public Options entries(int entries) {
+            if (entries <= 0) {
+                throw new IllegalArgumentException("entries must be positive: " + entries);
+            }
+            this.entries = entries;
+            return this;
+        }
+
+        /** CQ size (sets {@code IORING_SETUP_CQSIZE}); default twice the SQ. */
+        public Options cqEntries(int cqEntries) {
+            if (cqEntries <= 0) {
+                throw new IllegalArgumentException("cqEntries must be positive: " + cqEntries);
+            }
+            this.cqEntries = cqEntries;
+            return this;
+        }
+
+        /** {@code IORING_SETUP_*} bits ({@link SetupFlag}), passed to the kernel unchanged. */
+        public Options flags(int setupFlags) {
+            this.flags = setupFlags;
+            return this;
+        }
+
+        /** Adds {@code IORING_SETUP_SQPOLL}: a kernel thread submits, sleeping after {@code idleMillis} idle. */
+        public Options sqPoll(int idleMillis) {
+            this.flags |= Uapi.IORING_SETUP_SQPOLL;
+            this.sqThreadIdleMillis = idleMillis;
+            return this;
+        }
+
+        /** Pins the SQPOLL thread to {@code cpu} ({@code IORING_SETUP_SQ_AFF}). */
+        public Options sqThreadCpu(int cpu) {
+            this.sqThreadCpu = cpu;
+            return this;
+        }
+
+        /** Shares {@code other}'s async worker pool ({@code IORING_SETUP_ATTACH_WQ}). */
+        public Options attachWq(IoUring other) {
+            this.attachWqFd = other.ringFd;
+            return this;
+        }
+
+        /** The system-call layer; tests pass one that injects failures. Internal type: not for applications. */
+        public Options syscalls(Syscalls syscalls) {
+            this.syscalls = Objects.requireNonNull(syscalls);
+            return this;
+        }
+
+        Options copy() {
+            Options o = new Options();
+            o.entries = entries;
+            o.cqEntries = cqEntries;
+            o.flags = flags;
+            o.sqThreadIdleMillis = sqThreadIdleMillis;
+            o.sqThreadCpu = sqThreadCpu;
+            o.attachWqFd = attachWqFd;
+            o.syscalls = syscalls;
+            return o;
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ facts
+
+    /** {@code IORING_FEAT_*} bits ({@link Feature}) the kernel reported. */
+    public int features() {
+        checkOpen();
+        return features;
+    }
+
+    /** The setup flags the ring was made with. */
+    public int setupFlags() {
+        return flags;
+    }
+
+    /** Opcodes the kernel supports. */
+    public Probe probe() {
+        checkOpen();
+        return probe;
+    }
+
+    public int sqEntries() {
+        return sqEntries;
+    }
+
+    public int cqEntries() {
+        return cqEntries;
+    }
+
+    /** The ring's file descriptor (for {@link Sqe#msgRing} and {@link Options#attachWq}). */
+    public int fd() {
+        checkOpen();
+        return ringFd;
+    }
+
+    /** Completions the kernel dropped because the CQ was full (stays 0 on kernels with {@link Feature#NODROP}). */
+    public int cqOverflowCount() {
+        checkOpen();
+        return (int) INT.getAcquire(cqRing, cqOverflow);
+    }
+
+    /** Invalid SQEs the kernel skipped. */
+    public int sqDroppedCount() {
+        checkOpen();
+        return (int) INT.getAcquire(sqRing, sqDropped);
+    }
+
+    /** {@code sq_ring->flags} ({@code IORING_SQ_*}), read with a full fence before it as the kernel requires. */
+    public int sqFlags() {
+        checkOpen();
+        VarHandle.fullFence();
+        return (int) INT.getVolatile(sqRing, sqFlags);
+    }
+
+    // ------------------------------------------------------------------------------------------------ SQ side
+
+    /** SQEs that can still be prepared before a submit. */
+    public int sqSpaceLeft() {
+        checkOwner();
+        return sqEntries - (sqeTail - (int) INT.getAcquire(sqRing, sqHead));
+    }
+
+    /** Prepared SQEs not yet handed to the kernel by {@link #submit()}. */
+    public int sqPending() {
+        checkOwner();
+        return sqeTail - publishedTail;
+    }
+
+    /**
+     * The next free SQE, cleared; the same {@link Sqe} object each time, positioned on the new entry: it is valid
+     * until the next call.
+     *
+     * @throws SubmissionQueueFullException when every SQE is taken ({@link #trySqe()} returns null instead)
+     */
+    public Sqe nextSqe() {
+        Sqe s = trySqe();
+        if (s == null) {
+            throw new SubmissionQueueFullException(sqEntries);
+        }
+        return s;
+    }
+
+    /** Like {@link #nextSqe()}, but null when the SQ is full. */
+    public Sqe trySqe() {
+        checkOwner();
+        int tail = sqeTail;
+        // Acquire: with SQPOLL the kernel thread moves the head; entries before it may be reused.
+        int head = (int) INT.getAcquire(sqRing, sqHead);
+        if (tail - head >= sqEntries) {
+            return null;
+        }
+        sqeTail = tail + 1;
+        sqe.position(((long) (tail & sqMask)) << sqeShift);
+        return sqe;
+    }
+
+    boolean opSupported(int opcode) {
+        return supported == null || supported[opcode];
+    }
+
+    /** Publishes prepared SQEs and tells the kernel; returns how many were submitted. */
+    public int submit() throws UringException {
+        return submit(0, false);
+    }
+
+    /** Submits and waits until at least {@code waitNr} completions are ready. */
+    public int submitAndWait(int waitNr) throws UringException {
+        return submit(waitNr, waitNr > 0);
+    }
+
+    private int submit(int waitNr, boolean getEvents) throws UringException {
+        checkOwner();
+        int tail = sqeTail;
+        int flushed = tail - publishedTail;
+        if (flushed != 0) {
+            // Release: the SQE contents written above must be visible before the kernel sees the new tail.
+            INT.setRelease(sqRing, sqTail, tail);
+            publishedTail = tail;
+        }
+        int enter = enterFlags;
+        boolean needEnter;
+        int sqf;
+        if ((flags & Uapi.IORING_SETUP_SQPOLL) != 0) {
+            // Full fence: the tail store must be ordered before the NEED_WAKEUP load, or the kernel thread may go to
+            // sleep having missed our new entries while we miss its flag.
+            VarHandle.fullFence();
+            sqf = (int) INT.getVolatile(sqRing, sqFlags);
+            needEnter = (sqf & Uapi.IORING_SQ_NEED_WAKEUP) != 0;
+            if (needEnter) {
+                enter |= Uapi.IORING_ENTER_SQ_WAKEUP;
+            }
+        } else {
+            sqf = (int) INT.getAcquire(sqRing, sqFlags);
+            needEnter = flushed != 0 || tail != (int) INT.getAcquire(sqRing, sqHead);
+        }
+        boolean cqFlush = (sqf & (Uapi.IORING_SQ_CQ_OVERFLOW | Uapi.IORING_SQ_TASKRUN)) != 0;
+        if (getEvents || cqFlush || (flags & Uapi.IORING_SETUP_IOPOLL) != 0) {
+            enter |= Uapi.IORING_ENTER_GETEVENTS;
+            needEnter |= getEvents || cqFlush;
+        }
+        if (!needEnter) {
+            return flushed;
+        }
+        if ((flags & Uapi.IORING_SETUP_SQPOLL) != 0) {
+            int r = enter(0, waitNr, enter, MemorySegment.NULL, 0);
+            return r < 0 ? r : flushed;
+        }
+        return enter(-1, waitNr, enter, MemorySegment.NULL, 0);
+    }
+
+    /**
+     * The one {@code io_uring_enter} site. {@code toSubmit < 0} means "all pending": recomputed from the kernel's
+     * head on each attempt, so a retry after {@code EINTR} never submits an entry twice.
+     */
+    private int enter(int toSubmit, int minComplete, int enterFlags, MemorySegment arg, long argSize)
+            throws UringException {
+        while (true) {
+            int n = toSubmit >= 0 ? toSubmit : sqeTailPublishedPending();
+            int r = sys.ioUringEnter(enterFd, n, minComplete, enterFlags, arg, argSize);
+            if (r >= 0) {
+                return r;
+            }
+            switch (-r) {
+                case Errno.EINTR:
+                    continue;
+                case Errno.EAGAIN, Errno.EBUSY:
+                    // The kernel could not take more now (CQ overflow backlog, out of request memory): nothing
+                    // submitted; the caller reaps and retries.
+                    return 0;
+                case Errno.ETIME:
+                    return 0;
+                default:
+                    throw new UringException("io_uring_enter", -r);
+            }
+        }
+    }
+
+    private int sqeTailPublishedPending() {
+        return publishedTail - (int) INT.getAcquire(sqRing, sqHead);
+    }
+
+    // ------------------------------------------------------------------------------------------------ CQ side
+
+    /** Completions ready to reap, without entering the kernel. */
+    public int cqReady() {
+        checkCompletionOwner();
+        return (int) INT.getAcquire(cqRing, cqTail) - cqLocalHead;
+    }
+
+    /**
+     * Hands every ready completion to {@code handler}, without blocking; flushes an overflowed CQ first when the
+     * kernel says one is pending. Returns the number handled.
+     */
+    public int reap(CqeHandler handler) throws UringException {
+        return reap(handler, Integer.MAX_VALUE);
+    }
+
+    /** As {@link #reap(CqeHandler)}, at most {@code max} completions. */
+    public int reap(CqeHandler handler, int max) throws UringException {
+        checkCompletionOwner();
+        if (reaping) {
+            throw new IllegalStateException("reap() called from inside a CqeHandler");
+        }
+        int total = reapReady(handler, max);
+        if (total < max) {
+            int sqf = (int) INT.getAcquire(sqRing, sqFlags);
+            if ((sqf & (Uapi.IORING_SQ_CQ_OVERFLOW | Uapi.IORING_SQ_TASKRUN)) != 0 && Thread.currentThread() == owner) {
+                // Completions wait in the kernel's overflow list (or as task work): a GETEVENTS enter posts them.
+                enter(0, 0, enterFlags | Uapi.IORING_ENTER_GETEVENTS, MemorySegment.NULL, 0);
+                total += reapReady(handler, max - total);
+            }
+        }
+        return total;
+    }
+
+    private int reapReady(CqeHandler handler, int max) {
+        int head = cqLocalHead;
+        // Acquire: CQE contents are visible once we see the tail that covers them.
+        int tail = (int) INT.getAcquire(cqRing, cqTail);
+        int n = 0;
+        reaping = true;
+        try {
+            while (head != tail && n < max) {
+                long base = cqes + (((long) (head & cqMask)) << cqeShift);
+                long ud = cqRing.get(JAVA_LONG, base + IoUringCqe.USER_DATA);
+                int res = cqRing.get(JAVA_INT, base + IoUringCqe.RES);
+                int f = cqRing.get(JAVA_INT, base + IoUringCqe.FLAGS);
+                head++;
+                n++;
+                handler.handle(ud, res, f);
+            }
+        } finally {
+            reaping = false;
+            if (n > 0) {
+                cqLocalHead = head;
+                // Release, once per batch: the kernel may reuse these slots once it sees the new head.
+                INT.setRelease(cqRing, cqHead, head);
+            }
+        }
+        return n;
+    }
+
+    /**
+     * Waits until {@code n} completions are ready or {@code timeoutNanos} pass (a negative timeout waits without
+     * limit). Returns the number ready. Uses {@code IORING_ENTER_EXT_ARG}.
+     */
+    public int waitCompletions(int n, long timeoutNanos) throws UringException {
+        checkOwner();
+        int ready = (int) INT.getAcquire(cqRing, cqTail) - cqLocalHead;
+        if (ready >= n) {
+            return ready;
+        }
+        if (timeoutNanos < 0) {
+            enter(0, n, enterFlags | Uapi.IORING_ENTER_GETEVENTS, MemorySegment.NULL, 0);
+        } else {
+            if ((features & Uapi.IORING_FEAT_EXT_ARG) == 0) {
+                throw new UnsupportedOperationException("timed wait needs IORING_FEAT_EXT_ARG (Linux 5.11)");
+            }
+            waitTs.set(JAVA_LONG, KernelTimespec.TV_SEC, timeoutNanos / 1_000_000_000L);
+            waitTs.set(JAVA_LONG, KernelTimespec.TV_NSEC, timeoutNanos % 1_000_000_000L);
+            waitArg.set(JAVA_LONG, IoUringRsrc.GETEVENTS_SIGMASK, 0L);
+            waitArg.set(JAVA_INT, IoUringRsrc.GETEVENTS_SIGMASK_SZ, KERNEL_SIGSET_SIZE);
+            waitArg.set(JAVA_LONG, IoUringRsrc.GETEVENTS_TS, waitTs.address());
+            enter(0, n, enterFlags | Uapi.IORING_ENTER_GETEVENTS | Uapi.IORING_ENTER_EXT_ARG, waitArg,
+                    IoUringRsrc.GETEVENTS_ARG.byteSize());
+        }
+        return (int) INT.getAcquire(cqRing, cqTail) - cqLocalHead;
+    }
+
+    // ------------------------------------------------------------------------------------------------ registration
+
+    private int register(String what, int opcode, MemorySegment arg, int nr) throws UringException {
+        checkOwner();
+        while (true) {
+            int r = sys.ioUringRegister(ringFd, opcode, arg, nr);
+            if (r >= 0) {
+                return r;
+            }
+            if (r == -Errno.EINTR) {
+                continue;
+            }
+            String msg = Errno.name(-r) + " during " + what;
+            if (r == -Errno.ENOMEM && opcode == Uapi.IORING_REGISTER_BUFFERS) {
+                msg += ": registered buffers count against the locked-memory limit (ulimit -l), now "
+                        + UringUnavailableException.memlock();
+            }
+            throw new UringException(what, -r, msg);
+        }
+    }
+
+    /** Registers {@code fds} as the fixed file table: slot i is {@code fds[i]} ({@code -1} leaves it empty). */
+    public void registerFiles(int... fds) throws UringException {
+        try (Arena tmp = Arena.ofConfined()) {
+            register("IORING_REGISTER_FILES", Uapi.IORING_REGISTER_FILES, tmp.allocateFrom(JAVA_INT, fds), fds.length);
+        }
+    }
+
+    /** Registers an empty fixed file table of {@code count} slots ({@code IORING_RSRC_REGISTER_SPARSE}, 5.19). */
+    public void registerFilesSparse(int count) throws UringException {
+        try (Arena tmp = Arena.ofConfined()) {
+            MemorySegment r = tmp.allocate(IoUringRsrc.RSRC_REGISTER);
+            r.set(JAVA_INT, IoUringRsrc.RSRC_REGISTER_NR, count);
+            r.set(JAVA_INT, IoUringRsrc.RSRC_REGISTER_FLAGS, IoUringRsrc.REGISTER_SPARSE);
+            register("IORING_REGISTER_FILES2 (sparse)", Uapi.IORING_REGISTER_FILES2, r, (int) r.byteSize());
+        }
+    }
+
+    /**
+     * Replaces slots {@code offset..offset+fds.length-1} of the fixed file table ({@code -1} empties a slot,
+     * {@code -2} skips it). Operations already submitted keep the file they were issued against. Returns the
+     * number of slots updated.
+     */
+    public int updateFiles(int offset, int... fds) throws UringException {
+        try (Arena tmp = Arena.ofConfined()) {
+            MemorySegment arr = tmp.allocateFrom(JAVA_INT, fds);
+            MemorySegment u = tmp.allocate(IoUringRsrc.FILES_UPDATE);
+            u.set(JAVA_INT, IoUringRsrc.FILES_UPDATE_OFFSET, offset);
+            u.set(JAVA_LONG, IoUringRsrc.FILES_UPDATE_FDS, arr.address());
+            return register("IORING_REGISTER_FILES_UPDATE", Uapi.IORING_REGISTER_FILES_UPDATE, u, fds.length);
+        }
+    }
+
+    public void unregisterFiles() throws UringException {
+        register("IORING_UNREGISTER_FILES", Uapi.IORING_UNREGISTER_FILES, MemorySegment.NULL, 0);
+    }
+
+    /**
+     * Registers {@code buffers} for {@link Sqe#readFixed}/{@link Sqe#writeFixed}: buffer i is index i. The kernel
+     * pins the pages; they count against the locked-memory limit.
+     */
+    public void registerBuffers(MemorySegment... buffers) throws UringException {
+        try (Arena tmp = Arena.ofConfined()) {
+            MemorySegment iov = tmp.allocate(Iovec.LAYOUT, buffers.length);
+            for (int i = 0; i < buffers.length; i++) {
+                if (!buffers[i].isNative()) {
+                    throw new IllegalArgumentException("buffer " + i + " is on the heap; registered buffers must be native");
+                }
+                long base = i * Iovec.LAYOUT.byteSize();
+                iov.set(JAVA_LONG, base + Iovec.BASE, buffers[i].address());
+                iov.set(JAVA_LONG, base + Iovec.LEN, buffers[i].byteSize());
+            }
+            register("IORING_REGISTER_BUFFERS", Uapi.IORING_REGISTER_BUFFERS, iov, buffers.length);
+        }
+    }
+
+    public void unregisterBuffers() throws UringException {
+        register("IORING_UNREGISTER_BUFFERS", Uapi.IORING_UNREGISTER_BUFFERS, MemorySegment.NULL, 0);
+    }
+
+    /** Signals {@code eventFd} on each completion. */
+    public void registerEventFd(int eventFd) throws UringException {
+        try (Arena tmp = Arena.ofConfined()) {
+            register("IORING_REGISTER_EVENTFD", Uapi.IORING_REGISTER_EVENTFD, tmp.allocateFrom(JAVA_INT, eventFd), 1);
+        }
+    }
+
+    public void unregisterEventFd() throws UringException {
+        register("IORING_UNREGISTER_EVENTFD", Uapi.IORING_UNREGISTER_EVENTFD, MemorySegment.NULL, 0);
+    }
+
+    /**
+     * Registers the ring's own descriptor (5.18): later {@code io_uring_enter} calls pass its index instead of the
+     * fd and skip the fd-table lookup. Returns the index.
+     */
+    public int registerRingFd() throws UringException {
+        if (registeredRingIndex >= 0) {
+            return registeredRingIndex;
+        }
+        try (Arena tmp = Arena.ofConfined()) {
+            MemorySegment u = tmp.allocate(IoUringRsrc.RSRC_UPDATE2);
+            u.set(JAVA_INT, IoUringRsrc.RSRC_UPDATE2_OFFSET, -1); // any free slot
+            u.set(JAVA_LONG, IoUringRsrc.RSRC_UPDATE2_DATA, ringFd);
+            int n = register("IORING_REGISTER_RING_FDS", Uapi.IORING_REGISTER_RING_FDS, u, 1);
+            if (n != 1) {
+                throw new UringException("IORING_REGISTER_RING_FDS", Errno.EINVAL);
+            }
+            registeredRingIndex = u.get(JAVA_INT, IoUringRsrc.RSRC_UPDATE2_OFFSET);
+            enterFd = registeredRingIndex;
+            enterFlags |= Uapi.IORING_ENTER_REGISTERED_RING;
+            return registeredRingIndex;
+        }
+    }
+
+    /**
+     * Caps the io-wq workers (bounded: disk I/O; unbounded: everything else) and returns the previous limits;
+     * 0 leaves a limit as it is.
+     */
+    public int[] setIoWqMaxWorkers(int bounded, int unbounded) throws UringException {
+        try (Arena tmp = Arena.ofConfined()) {
+            MemorySegment v = tmp.allocateFrom(JAVA_INT, bounded, unbounded);
+            register("IORING_REGISTER_IOWQ_MAX_WORKERS", Uapi.IORING_REGISTER_IOWQ_MAX_WORKERS, v, 2);
+            return new int[] {v.getAtIndex(JAVA_INT, 0), v.getAtIndex(JAVA_INT, 1)};
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ threads, close
+
+    /** Gives the ring to {@code newOwner}; only the current owner may call this. */
+    public void handOff(Thread newOwner) {
+        checkOwner();
+        boolean cqFollows = completionOwner == owner;
+        owner = Objects.requireNonNull(newOwner);
+        if (cqFollows) {
+            completionOwner = newOwner;
+        }
+    }
+
+    /**
+     * Lets {@code reaper} (and only it) reap completions while the owner keeps submitting. The reaper never enters
+     * the kernel; the owner's {@link #submit()} flushes an overflowed CQ.
+     */
+    public void bindCompletionsTo(Thread reaper) {
+        checkOwner();
+        completionOwner = Objects.requireNonNull(reaper);
+    }
+
+    /** Throws unless the calling thread owns the ring and it is open. */
+    void checkOwner() {
+        if (closed) {
+            throw new IllegalStateException("io_uring ring is closed");
+        }
+        if (Thread.currentThread() != owner) {
+            throw new WrongThreadException("io_uring ring is owned by " + owner + ", not " + Thread.currentThread());
+        }
+    }
+
+    private void checkCompletionOwner() {
+        if (closed) {
+            throw new IllegalStateException("io_uring ring is closed");
+        }
+        if (Thread.currentThread() != completionOwner) {
+            throw new WrongThreadException("io_uring completions are reaped by " + completionOwner + ", not "
+                    + Thread.currentThread());
+        }
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("io_uring ring is closed");
+        }
+    }
+
+    public boolean isOpen() {
+        return !closed;
+    }
+
+    /**
+     * Unmaps the rings with the lengths they were mapped with and closes the descriptor; the kernel cancels what
+     * is still in flight. A second call does nothing.
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        if (Thread.currentThread() != owner) {
+            throw new WrongThreadException("io_uring ring is owned by " + owner + ", not " + Thread.currentThread());
+        }
+        closed = true;
+        arena.close();
+        sys.munmap(sqesAddr, sqesLen);
+        if (cqRingAddr != sqRingAddr) {
+            sys.munmap(cqRingAddr, cqRingLen);
+        }
+        sys.munmap(sqRingAddr, sqRingLen);
+        sys.close(ringFd);
+    }
+
+    /** The mappings as {address, length} pairs: SQ ring, CQ ring (same as SQ with SINGLE_MMAP), SQEs. For tests. */
+    long[] mappings() {
+        return new long[] {sqRingAddr, sqRingLen, cqRingAddr, cqRingLen, sqesAddr, sqesLen};
+    }
+
+    @Override
+    public String toString() {
+        return "IoUring[fd=" + ringFd + ", sq=" + sqEntries + ", cq=" + cqEntries + ", flags=0x"
+                + Integer.toHexString(flags) + (closed ? ", closed" : "") + "]";
+    }
+}
