@@ -1,11 +1,43 @@
 package io.github.uring4j.bench;
 
-/** Entry point of {@code uring4j-bench}: dispatches to the subcommands. */
-public final class Main {
-    private Main() {
+import io.github.uring4j.bench.iops.IopsCommand;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** {@code uring4j-bench}: the benchmark tools, one subcommand each. */
+@Command(name = "uring4j-bench", mixinStandardHelpOptions = true,
+        description = "io_uring and JDK file I/O benchmarks",
+        subcommands = {IopsCommand.class})
+public final class Main implements Runnable {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(System.out);
     }
 
     public static void main(String[] args) {
-        System.out.println("uring4j-bench");
+        System.exit(run(args));
+    }
+
+    /** Runs a command line; bad arguments print one line and give exit status 2, never a stack trace. */
+    public static int run(String... args) {
+        CommandLine cl = new CommandLine(new Main());
+        cl.setParameterExceptionHandler((ex, a) -> {
+            ex.getCommandLine().getErr().println("uring4j-bench: " + ex.getMessage());
+            return 2;
+        });
+        cl.setExecutionExceptionHandler((ex, cmd, parseResult) -> {
+            if (ex instanceof UsageError u) {
+                cmd.getErr().println("uring4j-bench " + cmd.getCommandName() + ": " + u.getMessage());
+                return 2;
+            }
+            String msg = ex.getMessage() == null ? ex.toString() : ex.getMessage();
+            cmd.getErr().println("uring4j-bench " + cmd.getCommandName() + ": " + msg);
+            return 1;
+        });
+        return cl.execute(args);
     }
 }
