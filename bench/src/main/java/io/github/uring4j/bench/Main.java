@@ -1,13 +1,16 @@
 package io.github.uring4j.bench;
 
+import io.github.uring4j.bench.data.GenerateCommand;
 import io.github.uring4j.bench.iops.IopsCommand;
+import io.github.uring4j.bench.loadtypes.LoadTypesCommand;
+import io.github.uring4j.bench.read.ReadCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** {@code uring4j-bench}: the benchmark tools, one subcommand each. */
 @Command(name = "uring4j-bench", mixinStandardHelpOptions = true,
         description = "io_uring and JDK file I/O benchmarks",
-        subcommands = {IopsCommand.class})
+        subcommands = {IopsCommand.class, GenerateCommand.class, ReadCommand.class, LoadTypesCommand.class})
 public final class Main implements Runnable {
 
     @CommandLine.Spec

@@ -1,0 +1,277 @@
+package io.github.uring4j.bench.loadtypes;
+
+import io.github.uring4j.bench.UsageError;
+import io.github.uring4j.bench.common.Environment;
+import io.github.uring4j.bench.common.PageCache;
+import io.github.uring4j.bench.common.Progress;
+import io.github.uring4j.bench.common.Result;
+import io.github.uring4j.bench.common.ResultFile;
+import io.github.uring4j.bench.common.RingFiles;
+import io.github.uring4j.bench.common.Sizes;
+import io.github.uring4j.bench.data.BlockData;
+import io.github.uring4j.bench.data.Generator;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code loadtypes}: sequential read, append write, random read, random write; GB/s per strategy and file size. */
+@Command(name = "loadtypes", mixinStandardHelpOptions = true,
+        description = "The four load types (seq-read, append-write, random-read, random-write) at chosen file sizes: "
+                + "GB/s per strategy (FileChannel, io_uring ring, mmap). Every read is verified, every written file checked after.")
+public final class LoadTypesCommand implements Callable<Integer> {
+
+    public static final Map<String, Supplier<LoadStrategy>> STRATEGIES = new LinkedHashMap<>();
+
+    static {
+        STRATEGIES.put("channel", ChannelLoad::new);
+        STRATEGIES.put("ring", RingLoad::new);
+        STRATEGIES.put("mmap", MmapLoad::new);
+    }
+
+    @Option(names = "--dir", description = "Directory for the test files (default: ${DEFAULT-VALUE}).")
+    Path dir = Path.of(System.getProperty("java.io.tmpdir"), "uring4j-loadtypes");
+
+    @Option(names = "--size", split = ",", description = "File sizes (default: 64M,256M).")
+    List<String> sizes = List.of("64M", "256M");
+
+    @Option(names = "--loads", split = ",", description = "Load types (default: all four).")
+    List<String> loads = List.of("seq-read", "append-write", "random-read", "random-write");
+
+    @Option(names = {"-s", "--strategy"}, split = ",", description = "Strategies (default: channel,ring,mmap).")
+    List<String> strategies = List.of("channel", "ring", "mmap");
+
+    @Option(names = "--seq-io", description = "Bytes per sequential operation (default: ${DEFAULT-VALUE}).")
+    String seqIo = "1M";
+
+    @Option(names = "--random-io", description = "Bytes per random operation (default: ${DEFAULT-VALUE}).")
+    String randomIo = "4K";
+
+    @Option(names = {"-d", "--depth"}, description = "Operations in flight for the ring (default: ${DEFAULT-VALUE}).")
+    int depth = 16;
+
+    @Option(names = "--direct", description = "O_DIRECT for channel and ring (sizes must be multiples of 512); mmap is skipped.")
+    boolean direct;
+
+    @Option(names = "--fsync", description = "End each write pass with fsync (fdatasync), inside the timing.")
+    boolean fsync;
+
+    @Option(names = "--cache", description = "Page cache before each read pass: warm (as written) or cold (dropped) (default: ${DEFAULT-VALUE}).")
+    String cache = "warm";
+
+    @Option(names = "--min-time", description = "Repeat a measurement until this many seconds have passed (default: ${DEFAULT-VALUE}).")
+    double minTime = 0.5;
+
+    @Option(names = "--json", description = "Also write the rows to this JSON file.")
+    Path json;
+
+    @Option(names = {"-q", "--quiet"}, description = "No progress display.")
+    boolean quiet;
+
+    @Override
+    public Integer call() throws Exception {
+        List<Result> rows = run();
+        Environment env = Environment.capture(dir, "reads " + (cache.equals("cold") ? "cold (dropped before each pass)" : "from the page cache (warm)")
+                + (direct ? ", O_DIRECT" : ""));
+        System.out.println(table(rows));
+        System.out.println("# " + env.oneLine());
+        if (json != null) {
+            new ResultFile("loadtypes", env, rows).write(json);
+        }
+        return 0;
+    }
+
+    /** Runs every (size, load, strategy) and returns the rows. */
+    public List<Result> run() throws Exception {
+        int seq = (int) Sizes.parse("--seq-io", seqIo);
+        int rnd = (int) Sizes.parse("--random-io", randomIo);
+        if (seq % 8 != 0 || rnd % 8 != 0) {
+            throw new UsageError("--seq-io and --random-io must be multiples of 8 bytes");
+        }
+        if (direct && (seq % 512 != 0 || rnd % 512 != 0)) {
+            throw new UsageError("with --direct, --seq-io and --random-io must be multiples of 512 (got " + seq + ", " + rnd + ")");
+        }
+        if (seq % rnd != 0) {
+            throw new UsageError("--seq-io must be a multiple of --random-io");
+        }
+        if (depth <= 0) {
+            throw new UsageError("--depth must be positive");
+        }
+        if (!cache.equals("warm") && !cache.equals("cold")) {
+            throw new UsageError("--cache must be warm or cold");
+        }
+        List<Load> ls = new ArrayList<>();
+        for (String l : loads) {
+            Load load = Load.of(l);
+            if (load == null) {
+                throw new UsageError("unknown load type '" + l + "' (known: seq-read, append-write, random-read, random-write)");
+            }
+            ls.add(load);
+        }
+        for (String s : strategies) {
+            if (!STRATEGIES.containsKey(s)) {
+                throw new UsageError("unknown strategy '" + s + "' (known: " + String.join(", ", STRATEGIES.keySet()) + ")");
+            }
+        }
+        List<Long> sz = new ArrayList<>();
+        long maxSize = 0;
+        for (String s : sizes) {
+            long v = Sizes.parse("--size", s);
+            if (v % seq != 0) {
+                throw new UsageError("--size " + s + " is not a multiple of --seq-io " + seqIo);
+            }
+            sz.add(v);
+            maxSize = Math.max(maxSize, v);
+        }
+        Generator.checkSpace(dir, 2 * maxSize);
+        List<Result> rows = new ArrayList<>();
+        AtomicLong moved = new AtomicLong();
+        try (Arena arena = Arena.ofShared();
+             Progress p = new Progress("loadtypes", 0, moved::get, "MB", 1e6, quiet)) {
+            MemorySegment pattern = arena.allocate(seq, 4096);
+            BlockData.fill(pattern, 0, LoadSpec.PATTERN_FILE_ID, 0, seq);
+            for (long size : sz) {
+                Path file = dir.resolve("load-" + Sizes.format(size) + ".bin");
+                Path append = dir.resolve("append-" + Sizes.format(size) + ".bin");
+                writePatternFile(file, size, pattern);
+                try {
+                    for (Load load : ls) {
+                        int io = load.random ? rnd : seq;
+                        long[] offsets = offsets(load, size, io, 7);
+                        Path target = load == Load.APPEND_WRITE ? append : file;
+                        LoadSpec spec = new LoadSpec(load, target, size, io, seq, offsets, depth, direct, fsync, pattern);
+                        for (String sn : strategies) {
+                            LoadStrategy st = STRATEGIES.get(sn).get();
+                            String why = st.unsupported(spec);
+                            if (why != null) {
+                                continue;
+                            }
+                            // One unmeasured pass first, so the JIT has compiled the loop being measured.
+                            st.run(spec);
+                            long nanos = 0;
+                            long bytes = 0;
+                            int passes = 0;
+                            String cacheBefore = null;
+                            do {
+                                if (!load.write && cache.equals("cold")) {
+                                    RingFiles.dropFromPageCache(target);
+                                }
+                                if (passes == 0 && !load.write) {
+                                    cacheBefore = PageCache.describe(PageCache.residentFraction(List.of(target)));
+                                }
+                                nanos += st.run(spec);
+                                bytes += spec.bytes();
+                                moved.addAndGet(spec.bytes());
+                                passes++;
+                            } while (nanos < minTime * 1e9 && passes < 50);
+                            if (load.write) {
+                                checkWritten(target, size, pattern, seq, st.name() + " " + load.label);
+                            }
+                            Result r = new Result("loadtype-" + load.label, st.name())
+                                    .param("size", Sizes.format(size)).param("io", Sizes.format(io))
+                                    .param("depth", st.name().equals("ring") ? depth : 1)
+                                    .param("direct", direct).param("fsync", fsync).param("passes", passes)
+                                    .primary("gb_per_s", "GB/s");
+                            if (cacheBefore != null) {
+                                r.param("cache_before", cacheBefore);
+                            }
+                            r.metric("gb_per_s", bytes / (nanos / 1e9) / 1e9);
+                            r.metric("ops_per_s", bytes / io / (nanos / 1e9));
+                            rows.add(r);
+                        }
+                    }
+                } finally {
+                    Files.deleteIfExists(append);
+                }
+            }
+        }
+        return rows;
+    }
+
+    static long[] offsets(Load load, long size, int io, long seed) {
+        int n = (int) (size / io);
+        long[] o = new long[n];
+        SplittableRandom r = new SplittableRandom(seed);
+        for (int i = 0; i < n; i++) {
+            o[i] = load.random ? r.nextLong(n) * io : (long) i * io;
+        }
+        return o;
+    }
+
+    private static void writePatternFile(Path file, long size, MemorySegment pattern) throws IOException {
+        if (Files.isRegularFile(file) && Files.size(file) == size) {
+            return;
+        }
+        Files.createDirectories(file.getParent());
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+            ByteBuffer bb = pattern.asByteBuffer();
+            for (long off = 0; off < size; off += pattern.byteSize()) {
+                bb.clear();
+                while (bb.hasRemaining()) {
+                    ch.write(bb, off + bb.position());
+                }
+            }
+        }
+    }
+
+    /** Reads a written file back (untimed) and checks size and every byte. */
+    private static void checkWritten(Path file, long size, MemorySegment pattern, int period, String what) throws IOException {
+        if (Files.size(file) != size) {
+            throw new IOException(what + ": " + file.getFileName() + " has " + Files.size(file) + " bytes, expected " + size);
+        }
+        try (Arena a = Arena.ofConfined(); FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            MemorySegment buf = a.allocate(period, 4096);
+            ByteBuffer bb = buf.asByteBuffer();
+            for (long off = 0; off < size; off += period) {
+                bb.clear();
+                while (bb.hasRemaining() && ch.read(bb, off + bb.position()) > 0) {
+                    // fill
+                }
+                long bad = BlockData.verify(buf, 0, LoadSpec.PATTERN_FILE_ID, 0, period);
+                if (bad >= 0) {
+                    throw new IOException(what + ": wrong data written at byte " + (off + bad) + " of " + file.getFileName());
+                }
+            }
+        }
+    }
+
+    /** Rows as a text table: one line per (load, size), one column per strategy, GB/s. */
+    public static String table(List<Result> rows) {
+        List<String> strategies = new ArrayList<>();
+        Map<String, Map<String, Double>> byRow = new LinkedHashMap<>();
+        for (Result r : rows) {
+            if (!strategies.contains(r.strategy)) {
+                strategies.add(r.strategy);
+            }
+            byRow.computeIfAbsent(r.workload.replace("loadtype-", "") + " " + r.params.get("size") + " io=" + r.params.get("io"),
+                    k -> new LinkedHashMap<>()).put(r.strategy, r.primaryValue());
+        }
+        StringBuilder b = new StringBuilder(String.format(Locale.ROOT, "%-30s", "load (GB/s)"));
+        strategies.forEach(s -> b.append(String.format(Locale.ROOT, "%10s", s)));
+        b.append('\n');
+        byRow.forEach((k, v) -> {
+            b.append(String.format(Locale.ROOT, "%-30s", k));
+            for (String s : strategies) {
+                Double d = v.get(s);
+                b.append(d == null ? String.format("%10s", "-") : String.format(Locale.ROOT, "%10.3f", d));
+            }
+            b.append('\n');
+        });
+        return b.toString();
+    }
+}

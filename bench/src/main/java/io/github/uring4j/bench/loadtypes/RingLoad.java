@@ -1,0 +1,132 @@
+package io.github.uring4j.bench.loadtypes;
+
+import io.github.uring4j.bench.common.RingFiles;
+import io.github.uring4j.ring.CqeHandler;
+import io.github.uring4j.ring.FileTarget;
+import io.github.uring4j.ring.IoUring;
+import io.github.uring4j.ring.UringException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The ring API: {@code depth} operations in flight on a registered file, reads into registered buffers (verified
+ * on completion), writes straight from the registered pattern.
+ */
+public final class RingLoad implements LoadStrategy, CqeHandler {
+
+    private LoadSpec spec;
+    private int[] resOf;
+    private int[] done;
+    private int nDone;
+
+    @Override
+    public String name() {
+        return "ring";
+    }
+
+    @Override
+    public long run(LoadSpec s) throws Exception {
+        this.spec = s;
+        int depth = s.depth();
+        int flags = (s.load() == Load.APPEND_WRITE ? RingFiles.O_WRONLY | RingFiles.O_CREAT | RingFiles.O_TRUNC
+                : s.load().write ? RingFiles.O_WRONLY : RingFiles.O_RDONLY) | (s.direct() ? RingFiles.O_DIRECT : 0);
+        try (Arena arena = Arena.ofConfined(); IoUring ring = IoUring.open(IoUring.options().entries(Math.max(depth, 4)))) {
+            int fd = RingFiles.open(ring, s.file(), flags);
+            try {
+                ring.registerFiles(fd);
+                FileTarget target = FileTarget.fixed(0);
+                MemorySegment bufs = arena.allocate((long) depth * s.ioSize(), 4096);
+                boolean fixed;
+                try {
+                    ring.registerBuffers(bufs, s.pattern());
+                    fixed = true;
+                } catch (UringException e) {
+                    fixed = false;
+                }
+                long[] offsetOf = new long[depth];
+                resOf = new int[depth];
+                done = new int[depth];
+                long[] offsets = s.offsets();
+                int next = 0;
+                int inFlight = 0;
+                boolean write = s.load().write;
+                long bufBase = bufs.address();
+                long patBase = s.pattern().address();
+                int len = s.ioSize();
+                free = new int[depth];
+                for (int i = 0; i < depth; i++) {
+                    free[i] = i;
+                }
+                nFree = depth;
+                long t0 = System.nanoTime();
+                while (next < offsets.length || inFlight > 0) {
+                    while (inFlight < depth && next < offsets.length) {
+                        int slot = free[--nFree];
+                        long off = offsets[next++];
+                        offsetOf[slot] = off;
+                        if (write) {
+                            long src = patBase + off % s.period();
+                            if (fixed) {
+                                ring.nextSqe().writeFixed(target, src, len, off, 1).userData(slot);
+                            } else {
+                                ring.nextSqe().write(target, src, len, off).userData(slot);
+                            }
+                        } else {
+                            long dst = bufBase + (long) slot * len;
+                            if (fixed) {
+                                ring.nextSqe().readFixed(target, dst, len, off, 0).userData(slot);
+                            } else {
+                                ring.nextSqe().read(target, dst, len, off).userData(slot);
+                            }
+                        }
+                        inFlight++;
+                    }
+                    ring.submitAndWait(1);
+                    nDone = 0;
+                    ring.reap(this);
+                    for (int i = 0; i < nDone; i++) {
+                        int slot = done[i];
+                        if (resOf[slot] != len) {
+                            throw new UringException(write ? "write" : "read", resOf[slot] < 0 ? -resOf[slot] : 5,
+                                    name() + " " + s.load().label + ": " + (write ? "write" : "read") + " at " + offsetOf[slot]
+                                            + " returned " + resOf[slot] + " of " + len);
+                        }
+                        if (!write) {
+                            long bad = s.verify(bufs, (long) slot * len, offsetOf[slot], len);
+                            if (bad >= 0) {
+                                throw new LoadStrategy.VerificationError(name(), s, bad);
+                            }
+                        }
+                        freed(slot);
+                        inFlight--;
+                    }
+                }
+                if (write && s.fsync()) {
+                    ring.nextSqe().fsync(target, true).userData(-1);
+                    ring.submitAndWait(1);
+                    ring.reap((u, r, f) -> { });
+                }
+                long t = System.nanoTime() - t0;
+                ring.unregisterFiles();
+                return t;
+            } finally {
+                RingFiles.close(ring, fd);
+            }
+        }
+    }
+
+    // Free slots form a stack; a slot is reused only after its completion was handled.
+    private int[] free;
+    private int nFree;
+
+    private void freed(int slot) {
+        free[nFree++] = slot;
+    }
+
+    @Override
+    public void handle(long userData, int res, int flags) {
+        int slot = (int) userData;
+        resOf[slot] = res;
+        done[nDone++] = slot;
+    }
+}

@@ -1,0 +1,92 @@
+package io.github.uring4j.bench.read;
+
+import com.sun.nio.file.ExtendedOpenOption;
+import io.github.uring4j.bench.data.BlockData;
+import io.github.uring4j.bench.data.DataSet;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.OpenOption;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * The JDK's {@code FileChannel}: the files opened once and shared, each worker a thread doing positional reads
+ * into its own direct buffer (4 KiB aligned, as {@code O_DIRECT} needs). On virtual threads, {@code threads x depth}
+ * of them.
+ */
+public final class ChannelStrategy implements ReadStrategy {
+
+    private final boolean virtual;
+
+    public ChannelStrategy(boolean virtual) {
+        this.virtual = virtual;
+    }
+
+    @Override
+    public String name() {
+        return virtual ? "channel-vthreads" : "channel";
+    }
+
+    @Override
+    public boolean virtualThreads() {
+        return virtual;
+    }
+
+    @Override
+    public int workers(ReadConfig cfg) {
+        return virtual ? cfg.threads() * cfg.depth() : cfg.threads();
+    }
+
+    @Override
+    public Session open(DataSet ds, ReadConfig cfg) throws IOException {
+        FileChannel[] chs = new FileChannel[ds.files()];
+        OpenOption[] opts = cfg.direct() ? new OpenOption[] {StandardOpenOption.READ, ExtendedOpenOption.DIRECT}
+                : new OpenOption[] {StandardOpenOption.READ};
+        try {
+            for (int f = 0; f < chs.length; f++) {
+                chs[f] = FileChannel.open(ds.file(f), opts);
+            }
+        } catch (IOException | RuntimeException e) {
+            for (FileChannel c : chs) {
+                if (c != null) {
+                    c.close();
+                }
+            }
+            throw e;
+        }
+        return new Session() {
+            @Override
+            public void run(int worker, WorkerContext ctx) throws IOException {
+                ByteBuffer bb = ByteBuffer.allocateDirect(2 * BlockData.BLOCK_SIZE).alignedSlice(BlockData.BLOCK_SIZE);
+                bb.limit(BlockData.BLOCK_SIZE);
+                MemorySegment seg = MemorySegment.ofBuffer(bb);
+                long end = ctx.end();
+                long now = System.nanoTime();
+                while (now < end) {
+                    int f = ctx.randomFile();
+                    long off = ctx.randomBlock() * BlockData.BLOCK_SIZE;
+                    bb.clear();
+                    long t0 = System.nanoTime();
+                    int n = 0;
+                    while (bb.hasRemaining()) {
+                        int r = chs[f].read(bb, off + bb.position());
+                        if (r < 0) {
+                            break;
+                        }
+                        n += r;
+                    }
+                    now = System.nanoTime();
+                    ctx.completed(t0, now, f, off, n, seg, 0);
+                }
+            }
+
+            @Override
+            public void close() throws IOException {
+                for (FileChannel c : chs) {
+                    c.close();
+                }
+            }
+        };
+    }
+}

@@ -1,0 +1,117 @@
+package io.github.uring4j.bench.read;
+
+import io.github.uring4j.bench.common.Latency;
+import io.github.uring4j.bench.common.Progress;
+import io.github.uring4j.bench.common.Result;
+import io.github.uring4j.bench.data.BlockData;
+import io.github.uring4j.bench.data.Corruption;
+import io.github.uring4j.bench.data.DataSet;
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.HdrHistogram.Histogram;
+
+/** Runs one strategy over a data set for a duration and measures it. */
+public final class ReadRun {
+
+    private ReadRun() {
+    }
+
+    /**
+     * Runs {@code strategy}: {@code warmupNanos} unrecorded, then {@code durationNanos} measured. Verification
+     * failures go to {@code corruption}; the row comes back.
+     */
+    public static Result run(DataSet ds, ReadStrategy strategy, ReadConfig cfg, long warmupNanos, long durationNanos,
+                             Corruption corruption, boolean quiet) throws Exception {
+        int n = strategy.workers(cfg);
+        List<Histogram> hists = new ArrayList<>();
+        List<AtomicLong> counters = new ArrayList<>();
+        List<WorkerContext> ctxs = new ArrayList<>();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        try (ReadStrategy.Session session = strategy.open(ds, cfg)) {
+            long t0 = System.nanoTime();
+            long measureStart = t0 + warmupNanos;
+            long end = measureStart + durationNanos;
+            List<Thread> threads = new ArrayList<>();
+            for (int w = 0; w < n; w++) {
+                Histogram h = Latency.histogram();
+                AtomicLong c = new AtomicLong();
+                WorkerContext ctx = new WorkerContext(ds, strategy.name(), measureStart, end,
+                        cfg.seed() * 1_000_003L + w, h, c, corruption);
+                hists.add(h);
+                counters.add(c);
+                ctxs.add(ctx);
+                int worker = w;
+                Runnable body = () -> {
+                    try {
+                        session.run(worker, ctx);
+                    } catch (Throwable t) {
+                        failure.compareAndSet(null, t);
+                    }
+                };
+                threads.add(strategy.virtualThreads() ? Thread.ofVirtual().name("read-" + w).unstarted(body)
+                        : Thread.ofPlatform().name("read-" + w).unstarted(body));
+            }
+            String label = strategy.name() + " threads=" + cfg.threads() + " depth=" + strategy.inFlightPerWorker(cfg);
+            try (Progress p = new Progress(label, warmupNanos + durationNanos, () -> {
+                long s = 0;
+                for (AtomicLong c : counters) {
+                    s += c.get();
+                }
+                return s;
+            }, "reads", 1, quiet)) {
+                threads.forEach(Thread::start);
+                var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+                long sleep = measureStart - System.nanoTime();
+                if (sleep > 0) {
+                    Thread.sleep(sleep / 1_000_000, (int) (sleep % 1_000_000));
+                }
+                long cpu0 = os.getProcessCpuTime();
+                long wall0 = System.nanoTime();
+                sleep = end - wall0;
+                if (sleep > 0) {
+                    Thread.sleep(sleep / 1_000_000, (int) (sleep % 1_000_000));
+                }
+                long cpu1 = os.getProcessCpuTime();
+                long wall1 = System.nanoTime();
+                for (Thread t : threads) {
+                    t.join();
+                }
+                if (failure.get() != null) {
+                    Throwable t = failure.get();
+                    throw t instanceof Exception e ? e : new RuntimeException(t);
+                }
+                Histogram all = Latency.histogram();
+                long ops = 0;
+                for (int w = 0; w < n; w++) {
+                    all.add(hists.get(w));
+                    ops += ctxs.get(w).measured();
+                }
+                double secs = (wall1 - wall0) / 1e9;
+                double cpuSecs = (cpu1 - cpu0) / 1e9;
+                Result r = new Result("random-read-4k", strategy.name())
+                        .param("threads", cfg.threads())
+                        .param("depth", strategy.inFlightPerWorker(cfg))
+                        .param("workers", n)
+                        .param("direct", cfg.direct())
+                        .param("files", ds.files())
+                        .param("blocks", ds.blocks())
+                        .primary("ops_per_s", "reads/s");
+                r.metric("ops_per_s", ops / secs);
+                r.metric("mib_per_s", ops * (double) BlockData.BLOCK_SIZE / secs / (1 << 20));
+                r.metric("cpu_s", cpuSecs);
+                r.metric("cpu_cores", cpuSecs / secs);
+                r.metric("cpu_us_per_op", ops == 0 ? 0 : cpuSecs * 1e6 / ops);
+                for (Map.Entry<String, Double> e : Latency.summarize(all).entrySet()) {
+                    r.metric(e.getKey() + "_ns", e.getValue());
+                }
+                r.metric("seconds", secs);
+                r.metric("reads", ops);
+                return r;
+            }
+        }
+    }
+}
