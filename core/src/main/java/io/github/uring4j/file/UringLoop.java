@@ -178,7 +178,9 @@ final class UringLoop implements Runnable, CqeHandler {
 
     private void init() throws UringException {
         int inflight = config.inFlightLimit;
-        long cq = Math.min(65536, Math.max(2L * config.entries, 3L * inflight + 4));
+        // CQ room for every op in flight; links, timeouts and cancels beyond that overflow into the kernel's
+        // backlog (IORING_FEAT_NODROP), which reap() flushes. Ring memory counts against memlock on some kernels.
+        long cq = Math.min(65536, 2L * Math.max(config.entries, inflight));
         ring = IoUring.open(IoUring.options().entries(config.entries).cqEntries((int) cq).flags(config.setupFlags)
                 .syscalls(sys));
         arena = Arena.ofShared();

@@ -52,7 +52,7 @@ class UringExecutorTest {
     void case10CloseWithThousandPendingPipeReads() throws Exception {
         Path fifo = TestFiles.fifo(dir, "fifo10");
         int fdsBefore = TestFiles.openFds();
-        IoExecutor io = uring().build();
+        IoExecutor io = uring().inFlightLimit(1024).build();
         AsyncFile f = get(AsyncFile.open(io, fifo, StandardOpenOption.READ, StandardOpenOption.WRITE));
         List<CompletableFuture<Integer>> reads = new ArrayList<>();
         List<ByteBuffer> buffers = new ArrayList<>();
