@@ -91,6 +91,8 @@ final class UringLoop implements Runnable, CqeHandler {
     /** CQEs still to come for SQEs already prepared. */
     private long expected;
     private boolean wakeArmed;
+    /** The eventfd read failed: sleep in short timed waits instead of until woken. */
+    private boolean wakeBroken;
     private boolean cancelAllSent;
     private boolean fileTable;
     private boolean ftruncateOp;
@@ -222,7 +224,7 @@ final class UringLoop implements Runnable, CqeHandler {
             }
             progress |= processRetries();
             progress |= drain();
-            if (!wakeArmed && !closing) {
+            if (!wakeArmed && !closing && !wakeBroken) {
                 armWake();
             }
             if (ring.sqPending() > 0) {
@@ -248,7 +250,12 @@ final class UringLoop implements Runnable, CqeHandler {
                 wakeState.compareAndSet(SLEEPING, AWAKE);
                 continue;
             }
-            ring.submitAndWait(1);
+            if (wakeBroken) {
+                ring.submit();
+                ring.waitCompletions(1, 1_000_000L);
+            } else {
+                ring.submitAndWait(1);
+            }
             wakeState.compareAndSet(SLEEPING, AWAKE);
         }
     }
@@ -612,6 +619,10 @@ final class UringLoop implements Runnable, CqeHandler {
         if (userData < 0) {
             if (userData == WAKE_UD) {
                 wakeArmed = false;
+                if (res < 0 && res != -Errno.ECANCELED && res != -Errno.EINTR) {
+                    // The ring cannot read the eventfd (IOPOLL rings take only pollable file I/O): nap instead.
+                    wakeBroken = true;
+                }
             }
             return;
         }

@@ -297,4 +297,83 @@ class UringExecutorTest {
         long mapsAfter = Files.readAllLines(Path.of("/proc/self/maps")).size();
         assertTrue(mapsAfter <= maps + 64, "mappings before " + maps + ", after " + mapsAfter);
     }
+
+    /** Case 5 at this layer: more completions than the CQ holds at once (timeouts double them); none lost. */
+    @Test
+    void completionQueueOverflowLosesNothing() throws Exception {
+        Path fifo = TestFiles.fifo(dir, "fifoOV");
+        try (IoExecutor io = uring().entries(4).inFlightLimit(32).spinMicros(0).build();
+                AsyncFile f = get(AsyncFile.open(io, fifo, StandardOpenOption.READ, StandardOpenOption.WRITE))) {
+            List<CompletableFuture<Integer>> reads = new ArrayList<>();
+            for (int round = 0; round < 5; round++) {
+                for (int i = 0; i < 32; i++) {
+                    reads.add(f.read(ByteBuffer.allocateDirect(1), 0, Duration.ofMillis(30)));
+                }
+            }
+            for (CompletableFuture<Integer> r : reads) {
+                assertInstanceOf(InterruptedByTimeoutException.class, failure(r));
+            }
+            waitIdle(io);
+            try (var w = java.nio.channels.FileChannel.open(fifo, StandardOpenOption.WRITE)) {
+                w.write(ByteBuffer.wrap(new byte[1]));
+            }
+            assertEquals(1, get(f.read(ByteBuffer.allocateDirect(1), 0)));
+        }
+    }
+
+    /** The handler API allocates (next to) nothing per operation in steady state (issue target: 64 B/op or less). */
+    @Test
+    void handlerPathAllocatesNothingInSteadyState() throws Exception {
+        // Through reflection: the test sources compile inside the core module, which does not read java.management.
+        Object mx = Class.forName("java.lang.management.ManagementFactory").getMethod("getThreadMXBean").invoke(null);
+        java.lang.reflect.Method allocated = Class.forName("com.sun.management.ThreadMXBean")
+                .getMethod("getThreadAllocatedBytes", long.class);
+        Path p = dir.resolve("alloc");
+        Files.write(p, TestFiles.pattern(1 << 20, 22));
+        try (IoExecutor io = uring().build(); AsyncFile f = get(AsyncFile.open(io, p))) {
+            ByteBuffer buf = ByteBuffer.allocateDirect(4096);
+            long[] loopBytes = new long[2];
+            class Chain implements java.nio.channels.CompletionHandler<Integer, Long> {
+                final CompletableFuture<Void> done = new CompletableFuture<>();
+                final long total;
+                long count;
+
+                Chain(long total) {
+                    this.total = total;
+                }
+
+                @Override
+                public void completed(Integer n, Long att) {
+                    if (n != 4096) {
+                        done.completeExceptionally(new AssertionError("read " + n));
+                        return;
+                    }
+                    if (++count == total) {
+                        done.complete(null);
+                        return;
+                    }
+                    buf.clear();
+                    f.read(buf, (count * 4096 * 7) & ((1 << 20) - 1), att, this);
+                }
+
+                @Override
+                public void failed(Throwable exc, Long att) {
+                    done.completeExceptionally(exc);
+                }
+            }
+            Chain warm = new Chain(200_000);
+            f.read(buf.clear(), 0, 0L, warm);
+            warm.done.get(60, TimeUnit.SECONDS);
+            long loopId = f.loop.thread.threadId();
+            int n = 100_000;
+            Chain measured = new Chain(n);
+            loopBytes[0] = (long) allocated.invoke(mx, loopId);
+            f.read(buf.clear(), 0, 0L, measured);
+            measured.done.get(60, TimeUnit.SECONDS);
+            loopBytes[1] = (long) allocated.invoke(mx, loopId);
+            double perOp = (double) (loopBytes[1] - loopBytes[0]) / n;
+            System.out.printf("handler API: %.2f bytes allocated per 4 KiB read on the loop thread%n", perOp);
+            assertTrue(perOp <= 64, "bytes per op: " + perOp);
+        }
+    }
 }
