@@ -145,10 +145,12 @@ class RingReliabilityTest {
         long guard = -1;
         IoUring ring = null;
         // Place a page right after or before one of the ring's mappings; another thread may have taken those
-        // addresses, so try a few rings.
-        for (int attempt = 0; attempt < 10 && guard < 0; attempt++) {
+        // addresses, so try a few rings. Failed attempts stay open until the end: a ring closed at once leaves the
+        // hole the next ring lands in again (holes between mappings, such as freed thread stacks, fit it exactly).
+        List<IoUring> tried = new ArrayList<>();
+        for (int attempt = 0; attempt < 32 && guard < 0; attempt++) {
             if (ring != null) {
-                ring.close();
+                tried.add(ring);
             }
             ring = IoUring.open(8);
             long[] m = ring.mappings();
@@ -166,6 +168,7 @@ class RingReliabilityTest {
                 }
             }
         }
+        tried.forEach(IoUring::close);
         assertTrue(guard > 0, "could not place a guard page next to the ring");
         MemorySegment g = MemorySegment.ofAddress(guard).reinterpret(pageSize);
         g.set(ValueLayout.JAVA_LONG, 0, 0x1234_5678_9ABC_DEF0L);
