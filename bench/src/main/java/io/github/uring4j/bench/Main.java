@@ -1,6 +1,7 @@
 package io.github.uring4j.bench;
 
 import io.github.uring4j.bench.data.GenerateCommand;
+import io.github.uring4j.bench.fio.FioCommand;
 import io.github.uring4j.bench.iops.IopsCommand;
 import io.github.uring4j.bench.loadtypes.LoadTypesCommand;
 import io.github.uring4j.bench.read.ReadCommand;
@@ -10,7 +11,7 @@ import picocli.CommandLine.Command;
 /** {@code uring4j-bench}: the benchmark tools, one subcommand each. */
 @Command(name = "uring4j-bench", mixinStandardHelpOptions = true,
         description = "io_uring and JDK file I/O benchmarks",
-        subcommands = {IopsCommand.class, GenerateCommand.class, ReadCommand.class, LoadTypesCommand.class})
+        subcommands = {IopsCommand.class, GenerateCommand.class, ReadCommand.class, LoadTypesCommand.class, FioCommand.class})
 public final class Main implements Runnable {
 
     @CommandLine.Spec
