@@ -97,8 +97,7 @@ public class JUringReadBenchmark {
             } catch (UringException e) {
                 fixedBuffers = false;
             }
-            direct = ByteBuffer.allocateDirect(w.bufferSize + 4096).alignedSlice(4096);
-            direct.limit(w.bufferSize);
+            direct = io.github.uring4j.bench.common.Buffers.alignedDirect(w.bufferSize);
             directSeg = MemorySegment.ofBuffer(direct);
             slotTask = new int[IN_FLIGHT];
             resOf = new int[IN_FLIGHT];

@@ -101,8 +101,7 @@ public class JUringWriteBenchmark {
             } catch (UringException e) {
                 fixedBuffers = false;
             }
-            direct = ByteBuffer.allocateDirect(w.bufferSize + 4096).alignedSlice(4096);
-            direct.limit(w.bufferSize);
+            direct = io.github.uring4j.bench.common.Buffers.alignedDirect(w.bufferSize);
             MemorySegment.ofBuffer(direct).copyFrom(source);
         }
 

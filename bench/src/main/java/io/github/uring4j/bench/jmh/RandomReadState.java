@@ -33,8 +33,7 @@ final class RandomReadState {
         Path file = JmhFiles.blockFile(JmhFiles.root().resolve("random-64m.bin"), 5, SIZE);
         ch = direct ? FileChannel.open(file, StandardOpenOption.READ, ExtendedOpenOption.DIRECT)
                 : FileChannel.open(file, StandardOpenOption.READ);
-        bb = ByteBuffer.allocateDirect(2 * LEN).alignedSlice(4096);
-        bb.limit(LEN);
+        bb = io.github.uring4j.bench.common.Buffers.alignedDirect(LEN);
         bbSeg = MemorySegment.ofBuffer(bb);
         ring = IoUring.open(4);
         fd = RingFiles.open(ring, file, RingFiles.O_RDONLY | (direct ? RingFiles.O_DIRECT : 0));
