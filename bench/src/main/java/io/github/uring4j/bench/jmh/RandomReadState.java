@@ -14,7 +14,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.SplittableRandom;
 
 /** One 64 MiB block file opened both ways, for single 4 KiB reads at random offsets (one in flight). */
-final class RandomReadState {
+final class RandomReadState implements io.github.uring4j.ring.CqeHandler {
     static final long SIZE = 64L << 20;
     static final int LEN = 4096;
 
@@ -57,9 +57,14 @@ final class RandomReadState {
     long ringRead(long off) throws IOException {
         ring.nextSqe().readFixed(target, buf, off, 0).userData(1);
         ring.submitAndWait(1);
-        ring.reap((u, r, f) -> res[0] = r);
+        ring.reap(this);
         JUringReadBenchmark.checkRes(res[0], LEN);
         return JmhFiles.check(buf, 5, off, LEN);
+    }
+
+    @Override
+    public void handle(long userData, int result, int flags) {
+        res[0] = result;
     }
 
     void close() throws IOException {
