@@ -13,6 +13,8 @@ public final class Buffers {
      * {@code clear()} can never make it larger than asked.
      */
     public static ByteBuffer alignedDirect(int size) {
-        return ByteBuffer.allocateDirect(size + 4096).alignedSlice(4096).slice(0, size);
+        // alignedSlice also rounds the limit down to a multiple of the alignment: allocate whole pages plus one.
+        int pages = (size + 4095) / 4096;
+        return ByteBuffer.allocateDirect((pages + 1) * 4096).alignedSlice(4096).slice(0, size);
     }
 }
