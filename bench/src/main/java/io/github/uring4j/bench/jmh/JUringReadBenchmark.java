@@ -32,7 +32,7 @@ import org.openjdk.jmh.infra.Blackhole;
 
 /**
  * Seed 000's random-read table: each invocation works through the 2211 tasks of {@link JUringWorkload}, every
- * read checked against the file's hash and consumed. Ring rows keep up to 256 reads in flight.
+ * read checked against the file's hash and consumed. Ring rows keep up to {@code inFlight} (at most 256) reads in flight.
  * Run at 1 and 2 threads ({@code -t 1}, {@code -t 2}).
  */
 @BenchmarkMode(Mode.Throughput)
@@ -132,11 +132,12 @@ public class JUringReadBenchmark {
             }
         }
 
-        void resetSlots() {
-            for (int i = 0; i < IN_FLIGHT; i++) {
+        void resetSlots(int inFlight) {
+            int n = Math.min(inFlight, IN_FLIGHT);
+            for (int i = 0; i < n; i++) {
                 freeSlots[i] = i;
             }
-            nFree = IN_FLIGHT;
+            nFree = n;
         }
 
         long slotOffset(int slot) {
@@ -153,7 +154,7 @@ public class JUringReadBenchmark {
     @OperationsPerInvocation(JUringWorkload.TASKS)
     public void registeredFiles(JUringWorkload w, PerThread t, Blackhole bh) throws IOException {
         IoUring ring = t.ring;
-        t.resetSlots();
+        t.resetSlots(w.inFlight);
         int next = 0;
         int inFlight = 0;
         int len = w.bufferSize;
@@ -205,7 +206,7 @@ public class JUringReadBenchmark {
     @OperationsPerInvocation(JUringWorkload.TASKS)
     public void ringOpenReadClose(JUringWorkload w, PerThread t, Blackhole bh) throws IOException {
         IoUring ring = t.ring;
-        t.resetSlots();
+        t.resetSlots(w.inFlight);
         int next = 0;
         int inFlight = 0;
         int len = w.bufferSize;

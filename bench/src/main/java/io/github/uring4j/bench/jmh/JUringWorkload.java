@@ -26,6 +26,10 @@ public class JUringWorkload {
     @Param({"1048576"})
     public long fileSize;
 
+    /** Ring rows: operations in flight (the seed: 256). Buffers are {@code inFlight x bufferSize} of memory. */
+    @Param({"256"})
+    public int inFlight;
+
     public Path[] paths;
     public int[] taskFile;
     public long[] taskOffset;

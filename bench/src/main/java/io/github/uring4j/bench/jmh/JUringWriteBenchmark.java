@@ -128,10 +128,11 @@ public class JUringWriteBenchmark {
     @OperationsPerInvocation(JUringWorkload.TASKS)
     public long registeredFiles(JUringWorkload w, PerThread t) throws IOException {
         IoUring ring = t.ring;
-        for (int i = 0; i < IN_FLIGHT; i++) {
+        int n = Math.min(w.inFlight, IN_FLIGHT);
+        for (int i = 0; i < n; i++) {
             t.freeSlots[i] = i;
         }
-        t.nFree = IN_FLIGHT;
+        t.nFree = n;
         int next = 0;
         int inFlight = 0;
         int len = w.bufferSize;
