@@ -1,16 +1,18 @@
 package io.github.uring4j.bench;
 
 import io.github.uring4j.bench.data.GenerateCommand;
+import io.github.uring4j.bench.fio.FioCommand;
 import io.github.uring4j.bench.iops.IopsCommand;
 import io.github.uring4j.bench.loadtypes.LoadTypesCommand;
 import io.github.uring4j.bench.read.ReadCommand;
+import io.github.uring4j.bench.report.ReportCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** {@code uring4j-bench}: the benchmark tools, one subcommand each. */
 @Command(name = "uring4j-bench", mixinStandardHelpOptions = true,
         description = "io_uring and JDK file I/O benchmarks",
-        subcommands = {IopsCommand.class, GenerateCommand.class, ReadCommand.class, LoadTypesCommand.class})
+        subcommands = {IopsCommand.class, GenerateCommand.class, ReadCommand.class, LoadTypesCommand.class, FioCommand.class, ReportCommand.class})
 public final class Main implements Runnable {
 
     @CommandLine.Spec

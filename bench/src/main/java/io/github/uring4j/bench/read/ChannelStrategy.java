@@ -34,6 +34,11 @@ public final class ChannelStrategy implements ReadStrategy {
     }
 
     @Override
+    public int inFlightPerWorker(ReadConfig cfg) {
+        return virtual ? cfg.depth() : 1;
+    }
+
+    @Override
     public int workers(ReadConfig cfg) {
         return virtual ? cfg.threads() * cfg.depth() : cfg.threads();
     }

@@ -58,7 +58,7 @@ public final class ReadCommand implements Callable<Integer> {
     double duration = 10;
 
     @Option(names = "--warmup", description = "Unrecorded seconds before measuring (default: ${DEFAULT-VALUE}).")
-    double warmup = 1;
+    double warmup = 2;
 
     @Option(names = "--direct", description = "Open with O_DIRECT (ring, channel); mmap is skipped.")
     boolean direct;

@@ -1,0 +1,49 @@
+package io.github.uring4j.bench.report;
+
+import io.github.uring4j.bench.common.Result;
+import java.util.ArrayList;
+import java.util.List;
+
+/** One workload of the report: a title, the command that reproduces it, its rows. */
+public final class Section {
+    public String title;
+    public String command;
+    public List<Result> rows = new ArrayList<>();
+
+    public Section() {
+    }
+
+    public Section(String title, String command, List<Result> rows) {
+        this.title = title;
+        this.command = command;
+        this.rows = new ArrayList<>(rows);
+    }
+
+    /** Load-type rows are drawn as a (load, size) x strategy grid; the rest one row per strategy. */
+    public boolean isGrid() {
+        return !rows.isEmpty() && rows.get(0).params.containsKey("load");
+    }
+
+    public boolean hasLatency() {
+        return rows.stream().anyMatch(r -> r.metrics.containsKey("p50_ns"));
+    }
+
+    /** The row others are compared with: the JDK FileChannel, else fio, else the first. */
+    public Result baseline() {
+        for (Result r : rows) {
+            if (r.strategy.equals("channel")) {
+                return r;
+            }
+        }
+        for (Result r : rows) {
+            if (r.strategy.startsWith("fio")) {
+                return r;
+            }
+        }
+        return rows.isEmpty() ? null : rows.get(0);
+    }
+
+    public String slug() {
+        return title.toLowerCase(java.util.Locale.ROOT).replaceAll("[^a-z0-9]+", "-").replaceAll("(^-|-$)", "");
+    }
+}
