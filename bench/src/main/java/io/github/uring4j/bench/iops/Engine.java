@@ -7,7 +7,11 @@ enum Engine {
     /** JDK {@code FileChannel} positional reads/writes, one at a time per thread (what {@code -S1} selects). */
     SYNC("filechannel", "JDK FileChannel (sync pread)"),
     /** JDK {@code AsynchronousFileChannel} with a {@code CompletionHandler}, {@code -d} operations in flight. */
-    AFC("afc", "JDK AsynchronousFileChannel");
+    AFC("afc", "JDK AsynchronousFileChannel"),
+    /** uring4j {@code AsyncFile} with a {@code CompletionHandler} per operation (no allocation). */
+    HANDLER("handler", "uring4j AsyncFile (CompletionHandler)"),
+    /** uring4j {@code AsyncFile} returning a {@code CompletableFuture} per operation. */
+    FUTURE("future", "uring4j AsyncFile (CompletableFuture)");
 
     final String key;
     final String label;
@@ -23,7 +27,7 @@ enum Engine {
                 return e;
             }
         }
-        throw new io.github.uring4j.bench.UsageError("unknown engine '" + s + "' (io_uring, filechannel, afc)");
+        throw new io.github.uring4j.bench.UsageError("unknown engine '" + s + "' (io_uring, filechannel, afc, handler, future)");
     }
 
     /** True when the engine keeps {@code -d} operations in flight (else one at a time). */

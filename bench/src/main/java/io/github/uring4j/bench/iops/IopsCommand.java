@@ -60,7 +60,9 @@ public final class IopsCommand implements Callable<Integer> {
     int sync = 0;
 
     @Option(names = {"-E", "--engine"}, paramLabel = "ENGINE",
-            description = "io_uring (default), filechannel (same as -S1), afc (JDK AsynchronousFileChannel)")
+            description = "io_uring: the ring API (default); filechannel: JDK FileChannel (same as -S1); afc: JDK"
+                    + " AsynchronousFileChannel; handler, future: uring4j AsyncFile with CompletionHandlers or"
+                    + " CompletableFutures, on one event loop per thread")
     String engine = "io_uring";
 
     @Option(names = "-W", paramLabel = "0|1", description = "write instead of read (default ${DEFAULT-VALUE})")

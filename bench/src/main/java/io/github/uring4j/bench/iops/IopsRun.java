@@ -2,6 +2,9 @@ package io.github.uring4j.bench.iops;
 
 import com.sun.nio.file.ExtendedOpenOption;
 import io.github.uring4j.bench.UsageError;
+import io.github.uring4j.file.AsyncFile;
+import io.github.uring4j.file.FileOption;
+import io.github.uring4j.file.IoExecutor;
 import io.github.uring4j.ring.CqeHandler;
 import io.github.uring4j.ring.FileTarget;
 import io.github.uring4j.ring.IoUring;
@@ -16,6 +19,7 @@ import java.nio.channels.AsynchronousFileChannel;
 import java.nio.channels.CompletionHandler;
 import java.nio.channels.FileChannel;
 import java.nio.file.OpenOption;
+import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
@@ -94,7 +98,7 @@ final class IopsRun {
             int id = i;
             Runnable body = switch (cfg.engine()) {
                 case SYNC -> () -> guard(() -> new SyncWorker(id, c).run());
-                case AFC -> () -> guard(() -> new AfcWorker(id, c).run());
+                case AFC, HANDLER, FUTURE -> () -> guard(() -> new QueuedWorker(id, c).run());
                 case RING -> () -> guard(() -> new RingWorker(id, c).run());
             };
             workers.add(Thread.ofPlatform().name("iops-" + i).daemon().unstarted(body));
@@ -433,15 +437,92 @@ final class IopsRun {
         }
     }
 
+    /** One open file of a completion-based engine: starts a transfer that reports to {@code handler}. */
+    private interface AsyncTarget extends AutoCloseable {
+        void read(ByteBuffer dst, long position, CompletionHandler<Integer, Void> handler);
+
+        void write(ByteBuffer src, long position, CompletionHandler<Integer, Void> handler);
+
+        @Override
+        void close() throws IOException;
+    }
+
+    private AsyncTarget openAsync(Path path, IoExecutor executor) throws Exception {
+        List<OpenOption> opts = new ArrayList<>();
+        opts.add(StandardOpenOption.READ);
+        if (cfg.write()) {
+            opts.add(StandardOpenOption.WRITE);
+        }
+        switch (cfg.engine()) {
+            case AFC -> {
+                if (cfg.direct()) {
+                    opts.add(ExtendedOpenOption.DIRECT);
+                }
+                AsynchronousFileChannel ch = AsynchronousFileChannel.open(path, opts.toArray(OpenOption[]::new));
+                return new AsyncTarget() {
+                    public void read(ByteBuffer dst, long position, CompletionHandler<Integer, Void> h) {
+                        ch.read(dst, position, null, h);
+                    }
+
+                    public void write(ByteBuffer src, long position, CompletionHandler<Integer, Void> h) {
+                        ch.write(src, position, null, h);
+                    }
+
+                    public void close() throws IOException {
+                        ch.close();
+                    }
+                };
+            }
+            case HANDLER, FUTURE -> {
+                if (cfg.direct()) {
+                    opts.add(FileOption.DIRECT);
+                }
+                AsyncFile f = AsyncFile.open(executor, path, opts.toArray(OpenOption[]::new)).get();
+                boolean futures = cfg.engine() == Engine.FUTURE;
+                return new AsyncTarget() {
+                    public void read(ByteBuffer dst, long position, CompletionHandler<Integer, Void> h) {
+                        if (futures) {
+                            f.read(dst, position).whenComplete((n, e) -> complete(h, n, e));
+                        } else {
+                            f.read(dst, position, null, h);
+                        }
+                    }
+
+                    public void write(ByteBuffer src, long position, CompletionHandler<Integer, Void> h) {
+                        if (futures) {
+                            f.write(src, position).whenComplete((n, e) -> complete(h, n, e));
+                        } else {
+                            f.write(src, position, null, h);
+                        }
+                    }
+
+                    public void close() throws IOException {
+                        f.close();
+                    }
+                };
+            }
+            default -> throw new IllegalStateException(cfg.engine() + " is not completion-based");
+        }
+    }
+
+    private static void complete(CompletionHandler<Integer, Void> h, Integer n, Throwable e) {
+        if (e != null) {
+            h.failed(e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e, null);
+        } else {
+            h.completed(n, null);
+        }
+    }
+
     /**
-     * JDK {@code AsynchronousFileChannel}: {@code -d} operations in flight, each completion handler verifying its
-     * block and issuing the next one for its slot (so a slot's state is only touched by one handler at a time).
+     * A completion-based engine (JDK {@code AsynchronousFileChannel}, uring4j {@code AsyncFile} with handlers or
+     * futures): {@code -d} operations in flight, each completion verifying its block and issuing the next one for
+     * its slot, so a slot's state is only ever touched by one completion at a time.
      */
-    private final class AfcWorker {
+    private final class QueuedWorker {
         private final Counters counters;
         private final int id;
 
-        AfcWorker(int id, Counters counters) {
+        QueuedWorker(int id, Counters counters) {
             this.id = id;
             this.counters = counters;
         }
@@ -449,19 +530,14 @@ final class IopsRun {
         void run() throws Exception {
             int bs = cfg.blockSize();
             int depth = cfg.depth();
-            List<AsynchronousFileChannel> channels = new ArrayList<>();
+            List<AsyncTarget> targets = new ArrayList<>();
             java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
+            IoExecutor executor = cfg.engine() == Engine.AFC ? null
+                    : IoExecutor.builder().loops(1).entries(Math.max(64, Integer.highestOneBit(depth * 2 - 1) * 2))
+                            .name("iops-loop-" + id).build();
             try {
                 for (IopsConfig.Target t : cfg.targets()) {
-                    List<OpenOption> opts = new ArrayList<>();
-                    opts.add(StandardOpenOption.READ);
-                    if (cfg.write()) {
-                        opts.add(StandardOpenOption.WRITE);
-                    }
-                    if (cfg.direct()) {
-                        opts.add(ExtendedOpenOption.DIRECT);
-                    }
-                    channels.add(AsynchronousFileChannel.open(t.path(), opts.toArray(OpenOption[]::new)));
+                    targets.add(openAsync(t.path(), executor));
                 }
                 final class Slot implements CompletionHandler<Integer, Void> {
                     final ByteBuffer buf = ByteBuffer.allocateDirect(bs + 4096).alignedSlice(4096).limit(bs).slice();
@@ -484,9 +560,9 @@ final class IopsRun {
                         buf.clear();
                         if (cfg.write()) {
                             PatternFile.fill(seg, off);
-                            channels.get(file).write(buf, off, null, this);
+                            targets.get(file).write(buf, off, this);
                         } else {
-                            channels.get(file).read(buf, off, null, this);
+                            targets.get(file).read(buf, off, this);
                         }
                     }
 
@@ -499,9 +575,9 @@ final class IopsRun {
                         if (buf.hasRemaining()) { // finish a short transfer
                             long at = off + buf.position();
                             if (cfg.write()) {
-                                channels.get(file).write(buf, at, null, this);
+                                targets.get(file).write(buf, at, this);
                             } else {
-                                channels.get(file).read(buf, at, null, this);
+                                targets.get(file).read(buf, at, this);
                             }
                             return;
                         }
@@ -534,8 +610,11 @@ final class IopsRun {
                     Thread.sleep(1);
                 }
             } finally {
-                for (AsynchronousFileChannel c : channels) {
-                    c.close();
+                for (AsyncTarget t : targets) {
+                    t.close();
+                }
+                if (executor != null) {
+                    executor.close();
                 }
             }
         }
