@@ -124,8 +124,8 @@ public final class ReportCommand implements Callable<Integer> {
     private List<Section> runSuite(List<String> notes) throws Exception {
         int files = quick ? 2 : 4;
         long blocks = quick ? 1024 : 16384;
-        double secs = quick ? 1 : duration;
-        long warm = quick ? 300_000_000L : 1_000_000_000L;
+        double secs = quick ? 0.5 : duration;
+        long warm = quick ? 100_000_000L : 1_000_000_000L;
         List<Section> sections = new ArrayList<>();
         Path data = dir.resolve("dataset");
         DataSet ds = Generator.ensure(data, files, blocks, quiet);
@@ -140,7 +140,7 @@ public final class ReportCommand implements Callable<Integer> {
             ReadCommand.prepareCache(ds, "warm");
             for (String st : List.of("ring", "mmap", "channel")) {
                 ReadRun.run(ds, ReadCommand.STRATEGIES.get(st).get(), new ReadConfig(1, 32, false, 7), 0,
-                        quick ? 500_000_000L : 2_000_000_000L, new Corruption(), true);
+                        quick ? 200_000_000L : 2_000_000_000L, new Corruption(), true);
             }
             // 1. cached random reads, 1 and 2 threads
             for (int threads : quick ? new int[] {1} : new int[] {1, 2}) {
@@ -167,10 +167,13 @@ public final class ReportCommand implements Callable<Integer> {
                 ReadCommand.prepareCache(ds, "warm");
                 sections.add(new Section("fio and uring4j, random 4 KiB reads, page cache, depth 32",
                         "uring4j-bench fio --dir DIR --engine io_uring,psync --depth 32 --duration " + fmt(secs),
-                        FioCommand.compare(fio, ds, List.of("io_uring", "psync"), 32, 1, secs, false, "warm", quiet)));
-                sections.add(new Section("fio and uring4j, random 4 KiB reads, O_DIRECT, depth 128",
-                        "uring4j-bench fio --dir DIR --engine io_uring --direct --depth 128 --duration " + fmt(secs),
-                        FioCommand.compare(fio, ds, List.of("io_uring"), 128, 1, secs, true, "cold", quiet)));
+                        FioCommand.compare(fio, ds, quick ? List.of("io_uring") : List.of("io_uring", "psync"), 32, 1,
+                                Math.max(1, secs), false, "warm", quiet)));
+                if (!quick) {
+                    sections.add(new Section("fio and uring4j, random 4 KiB reads, O_DIRECT, depth 128",
+                            "uring4j-bench fio --dir DIR --engine io_uring --direct --depth 128 --duration " + fmt(secs),
+                            FioCommand.compare(fio, ds, List.of("io_uring"), 128, 1, secs, true, "cold", quiet)));
+                }
                 notes.add("fio: " + Fio.version(fio) + " (the fio harness itself, not its t/io_uring tool).");
             } else {
                 notes.add("fio is not installed: no fio rows (apt-get install fio).");
