@@ -464,6 +464,16 @@ public final class IoUring implements AutoCloseable {
         return sqe;
     }
 
+    /**
+     * Gives back the SQE claimed last, when its encoder refused its arguments: an entry left half-written must
+     * never reach the kernel.
+     */
+    void unclaimLast() {
+        if (sqeTail != publishedTail) {
+            sqeTail--;
+        }
+    }
+
     boolean opSupported(int opcode) {
         return supported == null || supported[opcode];
     }

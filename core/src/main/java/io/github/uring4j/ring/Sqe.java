@@ -37,10 +37,16 @@ public final class Sqe {
 
     // ---------------------------------------------------------------------------------------------- plumbing
 
+    /** Gives the entry back to the ring and returns {@code e} to throw: a refused entry is never submitted. */
+    private RuntimeException reject(RuntimeException e) {
+        ring.unclaimLast();
+        return e;
+    }
+
     /** Writes every field of a 64-byte entry; fields the opcode does not use are zero. */
     private Sqe prep(int opcode, int fd, long addr, int len, long off) {
         if (!ring.opSupported(opcode)) {
-            throw new UnsupportedOperationException(Uapi.opName(opcode) + " is not supported by this kernel (probe)");
+            throw reject(new UnsupportedOperationException(Uapi.opName(opcode) + " is not supported by this kernel (probe)"));
         }
         MemorySegment s = sqes;
         long b = base;
@@ -68,22 +74,27 @@ public final class Sqe {
         return this;
     }
 
-    private static long addr(MemorySegment m, String what) {
+    private long addr(MemorySegment m, String what) {
         if (!m.isNative()) {
-            throw new IllegalArgumentException(what + " must be native memory (a heap segment can move under the kernel)");
+            throw reject(new IllegalArgumentException(what
+                    + " must be native memory (a heap segment can move under the kernel)"));
         }
         return m.address();
     }
 
-    private static int len32(long len) {
+    private int len32(long len) {
         if (len < 0 || len > 0xFFFF_FFFFL) {
-            throw new IllegalArgumentException("length out of range for one operation: " + len);
+            throw reject(new IllegalArgumentException("length out of range for one operation: " + len));
         }
         return (int) len;
     }
 
-    private static long nullable(MemorySegment m, String what) {
-        return m == null || m.equals(MemorySegment.NULL) ? 0L : addr(m, what);
+    private long iovecs(IoVecArray iovecs, int count) {
+        try {
+            return iovecs.address(count);
+        } catch (IllegalArgumentException e) {
+            throw reject(e);
+        }
     }
 
     // ---------------------------------------------------------------------------------------------- modifiers
@@ -97,7 +108,7 @@ public final class Sqe {
     /** Adds {@code IOSQE_*} bits ({@link SqeFlag}). */
     public Sqe flags(int sqeFlags) {
         if ((sqeFlags & Uapi.IOSQE_FIXED_FILE) != 0) {
-            throw new IllegalArgumentException("IOSQE_FIXED_FILE comes from the FileTarget, not from flags()");
+            throw reject(new IllegalArgumentException("IOSQE_FIXED_FILE comes from the FileTarget, not from flags()"));
         }
         byte f = sqes.get(JAVA_BYTE, base + IoUringSqe.FLAGS);
         sqes.set(JAVA_BYTE, base + IoUringSqe.FLAGS, (byte) (f | sqeFlags));
@@ -174,12 +185,12 @@ public final class Sqe {
 
     /** {@code IORING_OP_READV} into the first {@code count} buffers of {@code iovecs}. */
     public Sqe readv(FileTarget file, IoVecArray iovecs, int count, long offset) {
-        return prep(Uapi.IORING_OP_READV, file, iovecs.address(count), count, offset);
+        return prep(Uapi.IORING_OP_READV, file, iovecs(iovecs, count), count, offset);
     }
 
     /** {@code IORING_OP_WRITEV} from the first {@code count} buffers of {@code iovecs}. */
     public Sqe writev(FileTarget file, IoVecArray iovecs, int count, long offset) {
-        return prep(Uapi.IORING_OP_WRITEV, file, iovecs.address(count), count, offset);
+        return prep(Uapi.IORING_OP_WRITEV, file, iovecs(iovecs, count), count, offset);
     }
 
     /**
@@ -298,7 +309,7 @@ public final class Sqe {
      */
     public Sqe statx(int dirFd, MemorySegment path, int atFlags, int mask, MemorySegment statxBuf) {
         if (statxBuf.byteSize() < 256) {
-            throw new IllegalArgumentException("statx buffer must hold 256 bytes, has " + statxBuf.byteSize());
+            throw reject(new IllegalArgumentException("statx buffer must hold 256 bytes, has " + statxBuf.byteSize()));
         }
         prep(Uapi.IORING_OP_STATX, dirFd, addr(path, "path"), mask, addr(statxBuf, "statx buffer"));
         sqes.set(JAVA_INT, base + IoUringSqe.OP_FLAGS, atFlags);

@@ -1,0 +1,59 @@
+package io.github.uring4j.file;
+
+import io.github.uring4j.linux.Errno;
+import java.io.IOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
+import java.nio.file.FileSystemLoopException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
+
+/** Turns {@code -errno} results into the exceptions the JDK would throw for the same failure. */
+final class Errors {
+    private Errors() {
+    }
+
+    static IOException of(int errno, String operation, String path, long offset, boolean direct) {
+        int e = Math.abs(errno);
+        boolean open = operation.equals("OPEN");
+        if (open) {
+            switch (e) {
+                case Errno.ENOENT:
+                    return new NoSuchFileException(path);
+                case Errno.EEXIST:
+                    return new FileAlreadyExistsException(path);
+                case Errno.EACCES, Errno.EPERM:
+                    return new AccessDeniedException(path, null, Errno.name(e) + " during OPEN");
+                case Errno.ENOTDIR:
+                    return new NotDirectoryException(path);
+                case Errno.ELOOP:
+                    return new FileSystemLoopException(path);
+                case Errno.EISDIR:
+                    return new FileSystemException(path, null, "Is a directory (EISDIR during OPEN)");
+                case Errno.EINVAL:
+                    if (direct) {
+                        return new FileIOException(e, operation, path, -1,
+                                "the file system does not support O_DIRECT (FileOption.DIRECT)");
+                    }
+                    break;
+                default:
+                    break;
+            }
+        }
+        if (e == Errno.EACCES || e == Errno.EPERM) {
+            return new AccessDeniedException(path, null, Errno.name(e) + " during " + operation
+                    + (offset >= 0 ? " at " + offset : ""));
+        }
+        String detail = null;
+        if (e == Errno.EINVAL && direct) {
+            detail = "O_DIRECT needs the buffer address, the file offset and the length aligned to the device's"
+                    + " direct-I/O alignment (see AsyncFile.directIoAlignment())";
+        } else if (e == Errno.EBADF) {
+            detail = "the file is not open for this operation";
+        } else if (e == Errno.ENOSPC) {
+            detail = "no space left on the device";
+        }
+        return new FileIOException(e, operation, path, offset, detail);
+    }
+}

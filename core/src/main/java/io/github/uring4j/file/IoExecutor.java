@@ -1,0 +1,294 @@
+package io.github.uring4j.file;
+
+import io.github.uring4j.linux.Syscalls;
+import io.github.uring4j.ring.UringException;
+import io.github.uring4j.ring.UringUnavailableException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Runs {@link AsyncFile} operations: io_uring event loops (one thread and one ring each), or, where io_uring
+ * cannot be used, a pool of threads doing blocking calls behind the same API.
+ *
+ * <pre>{@code
+ * try (IoExecutor io = IoExecutor.builder().loops(1).build();
+ *      AsyncFile f = AsyncFile.open(io, path, StandardOpenOption.READ).join()) {
+ *     int n = f.read(ByteBuffer.allocateDirect(4096), 0).join();
+ * }
+ * }</pre>
+ *
+ * <h2>Threads</h2>
+ * Completions (future completions and {@link java.nio.channels.CompletionHandler} calls) run on the loop
+ * thread: keep them short and never block in them. Operations may be started from any thread, including a
+ * completion callback. The loop threads are daemon threads unless a {@link Builder#threadFactory} says otherwise,
+ * so an executor left open never keeps the JVM alive.
+ *
+ * <h2>Back-pressure</h2>
+ * Each loop has at most {@link Builder#inFlightLimit} operations in the kernel; more wait in its queue, in order.
+ *
+ * <h2>Closing</h2>
+ * {@link #close()} stops taking work, cancels what is in flight, waits for every completion, fails the
+ * operations that did not finish with {@link java.nio.channels.AsynchronousCloseException}, closes the files
+ * still open, and frees the rings. A second call does nothing.
+ */
+public final class IoExecutor implements AutoCloseable {
+    /** System property choosing the default backend: {@code auto}, {@code io_uring} or {@code threads}. */
+    public static final String BACKEND_PROPERTY = "uring4j.backend";
+
+    private static final AtomicInteger EXECUTORS = new AtomicInteger();
+    private static IoExecutor defaultExecutor;
+
+    final Engine engine;
+    final OpPool ops;
+    final BouncePool bounces = new BouncePool();
+    private final String fallbackReason;
+    private final String name;
+    private volatile boolean closed;
+
+    /** Settings shared by the loops of one executor. */
+    static final class Config {
+        int loops;
+        int entries;
+        int setupFlags;
+        long spinNanos;
+        int inFlightLimit;
+        int registeredFiles;
+        ResultFilter resultFilter;
+    }
+
+    private IoExecutor(Builder b) throws IOException {
+        this.name = b.name != null ? b.name : "uring4j-" + EXECUTORS.incrementAndGet();
+        this.ops = new OpPool(Math.max(64, Math.min(4096, b.inFlightLimit * b.loops)));
+        Config c = new Config();
+        c.loops = b.loops;
+        c.entries = b.entries;
+        c.setupFlags = b.setupFlags;
+        c.spinNanos = b.spinMicros * 1000L;
+        c.inFlightLimit = b.inFlightLimit;
+        c.registeredFiles = b.registeredFiles;
+        c.resultFilter = b.resultFilter;
+        ThreadFactory factory = b.threadFactory != null ? b.threadFactory : daemonFactory(name);
+        Engine e = null;
+        String reason = null;
+        Backend want = b.backend == null ? Backend.AUTO : b.backend;
+        if (want != Backend.THREADS) {
+            try {
+                e = new UringEngine(this, c, b.syscalls, factory, name);
+            } catch (UringUnavailableException u) {
+                if (want == Backend.IO_URING) {
+                    throw u;
+                }
+                reason = u.getMessage();
+                Log.fallback(reason);
+            }
+        } else {
+            reason = "the threads backend was chosen" + (b.backendFromProperty ? " (" + BACKEND_PROPERTY + "=threads)"
+                    : " (IoExecutor.Builder.backend)");
+        }
+        if (e == null) {
+            e = new ThreadEngine(this, b.threads, b.syscalls, factory, b.resultFilter);
+        }
+        this.engine = e;
+        this.fallbackReason = reason;
+        ops.engine(e);
+    }
+
+    private static ThreadFactory daemonFactory(String name) {
+        AtomicInteger n = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, name + "-" + n.getAndIncrement());
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * The shared executor, created on first use with default settings and the backend named by the system
+     * property {@value #BACKEND_PROPERTY} (default {@code auto}). Its threads are daemons. If it was closed, a
+     * new one is created.
+     *
+     * @throws UncheckedIOException when {@code uring4j.backend=io_uring} and io_uring cannot be set up
+     */
+    public static synchronized IoExecutor defaultExecutor() {
+        if (defaultExecutor == null || !defaultExecutor.isOpen()) {
+            try {
+                Builder b = builder().name("uring4j-default");
+                b.backend = Backend.parse(System.getProperty(BACKEND_PROPERTY));
+                b.backendFromProperty = true;
+                defaultExecutor = b.build();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        return defaultExecutor;
+    }
+
+    /** {@link Backend#IO_URING} or {@link Backend#THREADS}: what actually runs the operations. */
+    public Backend backend() {
+        return engine.backend();
+    }
+
+    /** Why this executor runs on threads (the warning logged once per JVM), or empty on io_uring. */
+    public Optional<String> fallbackReason() {
+        return Optional.ofNullable(fallbackReason);
+    }
+
+    public boolean isOpen() {
+        return !closed;
+    }
+
+    /** Operations in the kernel (or on a worker) right now. */
+    public int inFlight() {
+        return engine.inFlight();
+    }
+
+    void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("IoExecutor " + name + " is closed");
+        }
+    }
+
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        engine.shutdown();
+    }
+
+    @Override
+    public String toString() {
+        return "IoExecutor[" + name + ", " + backend() + (closed ? ", closed" : "") + "]";
+    }
+
+    /** Settings for {@link #build()}; every one has a default. */
+    public static final class Builder {
+        private int loops = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors() / 4));
+        private int entries = 256;
+        private int setupFlags;
+        private long spinMicros = 20;
+        private int inFlightLimit = 1024;
+        private int registeredFiles = 256;
+        private int threads = Math.max(4, 2 * Runtime.getRuntime().availableProcessors());
+        private ThreadFactory threadFactory;
+        private Backend backend = Backend.AUTO;
+        private boolean backendFromProperty;
+        private String name;
+        private Syscalls syscalls = Syscalls.system();
+        private ResultFilter resultFilter;
+
+        private Builder() {
+        }
+
+        /** Event loops (threads, each with its own ring); default a quarter of the cores, 1 to 4. */
+        public Builder loops(int loops) {
+            this.loops = positive(loops, "loops");
+            return this;
+        }
+
+        /** SQ entries per ring (default 256); the CQ is sized so the in-flight limit never overflows it. */
+        public Builder entries(int entries) {
+            this.entries = positive(entries, "entries");
+            return this;
+        }
+
+        /** {@code IORING_SETUP_*} flags ({@link io.github.uring4j.ring.SetupFlag}), passed through. */
+        public Builder setupFlags(int setupFlags) {
+            this.setupFlags = setupFlags;
+            return this;
+        }
+
+        /** How long an idle loop spins before it sleeps in the kernel, in microseconds (default 20; 0: never). */
+        public Builder spinMicros(long spinMicros) {
+            if (spinMicros < 0 || spinMicros > 1_000_000) {
+                throw new IllegalArgumentException("spinMicros must be 0..1000000: " + spinMicros);
+            }
+            this.spinMicros = spinMicros;
+            return this;
+        }
+
+        /** Operations one loop keeps in the kernel at once (default 1024); the rest wait in its queue. */
+        public Builder inFlightLimit(int inFlightLimit) {
+            if (inFlightLimit <= 0 || inFlightLimit > 16384) {
+                throw new IllegalArgumentException("inFlightLimit must be 1..16384: " + inFlightLimit);
+            }
+            this.inFlightLimit = inFlightLimit;
+            return this;
+        }
+
+        /** Registered-file slots per ring for {@link FileOption#REGISTERED} (default 256; 0: none). */
+        public Builder registeredFiles(int registeredFiles) {
+            if (registeredFiles < 0) {
+                throw new IllegalArgumentException("registeredFiles must be >= 0: " + registeredFiles);
+            }
+            this.registeredFiles = registeredFiles;
+            return this;
+        }
+
+        /** Worker threads of the threads backend (default twice the cores, at least 4). */
+        public Builder threads(int threads) {
+            this.threads = positive(threads, "threads");
+            return this;
+        }
+
+        /** Makes the loop (or worker) threads; default: daemon threads named after the executor. */
+        public Builder threadFactory(ThreadFactory threadFactory) {
+            this.threadFactory = Objects.requireNonNull(threadFactory);
+            return this;
+        }
+
+        public Builder backend(Backend backend) {
+            this.backend = Objects.requireNonNull(backend);
+            this.backendFromProperty = false;
+            return this;
+        }
+
+        /** Thread-name prefix. */
+        public Builder name(String name) {
+            this.name = Objects.requireNonNull(name);
+            return this;
+        }
+
+        /** Test seam: the system-call layer (internal type). */
+        Builder syscalls(Syscalls syscalls) {
+            this.syscalls = Objects.requireNonNull(syscalls);
+            return this;
+        }
+
+        /** Test seam: rewrites completion results. */
+        Builder resultFilter(ResultFilter filter) {
+            this.resultFilter = filter;
+            return this;
+        }
+
+        /**
+         * Starts the executor. With {@link Backend#AUTO} an io_uring setup failure of the "not available here"
+         * kind (EPERM from seccomp, io_uring_disabled, ENOSYS, ENOMEM) selects the threads backend and logs why,
+         * once per JVM.
+         *
+         * @throws UringUnavailableException with {@link Backend#IO_URING} when io_uring cannot be set up
+         * @throws UringException            when the ring rejects these settings
+         */
+        public IoExecutor build() throws IOException {
+            return new IoExecutor(this);
+        }
+
+        private static int positive(int v, String what) {
+            if (v <= 0) {
+                throw new IllegalArgumentException(what + " must be positive: " + v);
+            }
+            return v;
+        }
+    }
+}

@@ -1,9 +1,0 @@
-/**
- * uring4j: io_uring file I/O for Java on the Foreign Function &amp; Memory API.
- * <p>
- * {@code io.github.uring4j.ring} is the expert API (rings, typed operation encoders, registration).
- * The kernel ABI ({@code io.github.uring4j.linux}) stays internal.
- */
-module io.github.uring4j.core {
-    exports io.github.uring4j.ring;
-}

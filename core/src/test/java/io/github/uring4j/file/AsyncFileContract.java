@@ -1,0 +1,651 @@
+package io.github.uring4j.file;
+
+import static io.github.uring4j.file.TestFiles.direct;
+import static io.github.uring4j.file.TestFiles.failure;
+import static io.github.uring4j.file.TestFiles.get;
+import static io.github.uring4j.file.TestFiles.pattern;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.uring4j.linux.Errno;
+import java.io.EOFException;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.ref.WeakReference;
+import java.nio.ByteBuffer;
+import java.nio.channels.AsynchronousCloseException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.CompletionHandler;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.zip.CRC32C;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The AsyncFile behaviour every backend must have; {@link AsyncFileUringTest} and {@link AsyncFileThreadsTest}
+ * run it. Numbers in the names are the cases of RELIABILITY.md.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+abstract class AsyncFileContract {
+    @TempDir
+    Path dir;
+
+    IoExecutor io;
+
+    abstract Backend backend();
+
+    IoExecutor.Builder builder() {
+        return IoExecutor.builder().backend(backend()).loops(1);
+    }
+
+    @BeforeEach
+    void start() throws IOException {
+        io = builder().build();
+        assertEquals(backend(), io.backend());
+    }
+
+    @AfterEach
+    void stop() {
+        if (io != null) {
+            io.close();
+        }
+    }
+
+    Path file(String name, byte[] content) throws IOException {
+        Path p = dir.resolve(name);
+        Files.write(p, content);
+        return p;
+    }
+
+    AsyncFile open(Path p, java.nio.file.OpenOption... o) throws Exception {
+        return get(AsyncFile.open(io, p, o));
+    }
+
+    // ------------------------------------------------------------------------------------------ basics
+
+    @Test
+    void writeThenReadRoundTripsDirectBuffers() throws Exception {
+        byte[] data = pattern(10_000, 1);
+        Path p = dir.resolve("rt");
+        try (AsyncFile f = open(p, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            ByteBuffer src = direct(data);
+            assertEquals(10_000, get(f.writeFully(src, 100)));
+            assertEquals(10_000, src.position());
+            assertEquals(10_100L, get(f.size()));
+            ByteBuffer dst = ByteBuffer.allocateDirect(10_000);
+            assertEquals(10_000, get(f.readFully(dst, 100)));
+            byte[] back = new byte[10_000];
+            dst.flip().get(back);
+            assertArrayEquals(data, back);
+        }
+        byte[] onDisk = Files.readAllBytes(p);
+        assertEquals(10_100, onDisk.length);
+        assertEquals(data[0], onDisk[100]);
+    }
+
+    /** Case 1: read 4096 B from a 1024 B file. */
+    @Test
+    void case1ShortFileReadReturnsWhatIsThereAndReadFullyThrowsEof() throws Exception {
+        Path p = file("small", pattern(1024, 2));
+        try (AsyncFile f = open(p)) {
+            ByteBuffer b = ByteBuffer.allocateDirect(4096);
+            assertEquals(1024, get(f.read(b, 0)));
+            assertEquals(1024, b.position());
+            Throwable t = failure(f.readFully(ByteBuffer.allocateDirect(4096), 0));
+            assertInstanceOf(EOFException.class, t);
+            assertTrue(t.getMessage().contains("small"), t.getMessage());
+        }
+    }
+
+    /** Case 2: read at EOF gives -1, once, without resubmitting. */
+    @Test
+    void case2ReadAtEofReturnsMinusOne() throws Exception {
+        Path p = file("eof", pattern(100, 3));
+        try (AsyncFile f = open(p)) {
+            ByteBuffer b = ByteBuffer.allocateDirect(64);
+            assertEquals(-1, get(f.read(b, 100)));
+            assertEquals(-1, get(f.read(b, 1 << 20)));
+            assertEquals(0, b.position());
+            MemorySegment m = Arena.ofAuto().allocate(64);
+            assertEquals(-1, get(f.read(m, 100)));
+            assertEquals(-1L, get(f.read(new ByteBuffer[] {b}, 100)));
+        }
+    }
+
+    /** Case 3 (injected): every completion reports at most 1000 bytes; the rest is resubmitted at offset + n. */
+    @Test
+    void case3ShortTransfersAreFinished() throws Exception {
+        io.close();
+        AtomicInteger shortened = new AtomicInteger();
+        io = builder().resultFilter((kind, sub, res, requested) -> {
+            if ((kind == Op.READ || kind == Op.WRITE) && res > 1000) {
+                shortened.incrementAndGet();
+                return 1000;
+            }
+            return res;
+        }).build();
+        byte[] data = pattern(64 * 1024 + 123, 4);
+        Path p = dir.resolve("short");
+        try (AsyncFile f = open(p, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, StandardOpenOption.READ)) {
+            assertEquals(data.length, get(f.writeFully(direct(data), 5000)));
+            ByteBuffer dst = ByteBuffer.allocateDirect(data.length);
+            assertEquals(data.length, get(f.readFully(dst, 5000)));
+            byte[] back = new byte[data.length];
+            dst.flip().get(back);
+            assertArrayEquals(data, back);
+            // a plain read returns the short count, as the JDK does
+            assertEquals(1000, get(f.read(ByteBuffer.allocateDirect(4096), 5000)));
+        }
+        assertTrue(shortened.get() >= 2 * 65, "short completions injected: " + shortened.get());
+        byte[] disk = Files.readAllBytes(p);
+        assertArrayEquals(data, java.util.Arrays.copyOfRange(disk, 5000, disk.length));
+    }
+
+    // ------------------------------------------------------------------------------------------ case 7
+
+    /** Case 7: random block writes then reads at several depths; every block verified; a mangled one found. */
+    @ParameterizedTest(name = "depth {0}")
+    @ValueSource(ints = {1, 32, 256})
+    void case7RandomWritesAndReadsVerifyEveryBlock(int depth) throws Exception {
+        long mib = Long.getLong("uring4j.test.case7.mib", 32);
+        int blocks = (int) (mib * 256);
+        Path p = dir.resolve("big");
+        int[] order = new int[blocks];
+        for (int i = 0; i < blocks; i++) {
+            order[i] = i;
+        }
+        java.util.Random rnd = new java.util.Random(depth);
+        for (int i = blocks - 1; i > 0; i--) {
+            int j = rnd.nextInt(i + 1);
+            int t = order[i];
+            order[i] = order[j];
+            order[j] = t;
+        }
+        try (AsyncFile f = open(p, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            runAtDepth(depth, blocks, i -> {
+                int b = order[i];
+                ByteBuffer buf = ByteBuffer.allocateDirect(4096);
+                Blocks.fill(buf, (long) b * 4096, i);
+                return f.writeFully(buf, (long) b * 4096).thenApply(n -> null);
+            });
+            AtomicInteger mismatches = new AtomicInteger();
+            runAtDepth(depth, blocks, i -> {
+                int b = order[blocks - 1 - i];
+                ByteBuffer buf = ByteBuffer.allocateDirect(4096);
+                return f.readFully(buf, (long) b * 4096).thenApply(n -> {
+                    if (!Blocks.check(buf, (long) b * 4096)) {
+                        mismatches.incrementAndGet();
+                    }
+                    return null;
+                });
+            });
+            assertEquals(0, mismatches.get());
+            // Mangle one byte of one block behind the library's back: the check must see it.
+            int victim = blocks / 3;
+            ByteBuffer one = ByteBuffer.allocateDirect(1).put((byte) 0x5a).flip();
+            ByteBuffer orig = ByteBuffer.allocateDirect(1);
+            get(f.read(orig, (long) victim * 4096 + 2000));
+            if (orig.get(0) == 0x5a) {
+                one.put(0, (byte) 0xa5);
+            }
+            get(f.write(one, (long) victim * 4096 + 2000));
+            ByteBuffer buf = ByteBuffer.allocateDirect(4096);
+            get(f.readFully(buf, (long) victim * 4096));
+            assertFalse(Blocks.check(buf, (long) victim * 4096), "a mangled block must fail its crc32c");
+        }
+    }
+
+    interface Step {
+        CompletableFuture<Void> start(int i);
+    }
+
+    /** Runs {@code n} operations keeping {@code depth} in flight. */
+    static void runAtDepth(int depth, int n, Step step) throws Exception {
+        java.util.concurrent.Semaphore window = new java.util.concurrent.Semaphore(depth);
+        AtomicReference<Throwable> error = new AtomicReference<>();
+        for (int i = 0; i < n && error.get() == null; i++) {
+            if (!window.tryAcquire(60, TimeUnit.SECONDS)) {
+                throw new AssertionError("no completion within 60 s at op " + i);
+            }
+            step.start(i).whenComplete((v, t) -> {
+                if (t != null) {
+                    error.compareAndSet(null, t);
+                }
+                window.release();
+            });
+        }
+        if (!window.tryAcquire(depth, 60, TimeUnit.SECONDS)) {
+            throw new AssertionError("operations still pending after 60 s");
+        }
+        if (error.get() != null) {
+            throw new AssertionError(error.get());
+        }
+    }
+
+    /** 4 KiB blocks that carry their offset, a sequence number and a crc32c of the rest. */
+    static final class Blocks {
+        static void fill(ByteBuffer b, long offset, long seq) {
+            b.clear();
+            b.putLong(offset).putLong(seq);
+            long x = offset * 0x9E3779B97F4A7C15L + seq;
+            while (b.position() < 4092) {
+                x ^= x << 13;
+                x ^= x >>> 7;
+                x ^= x << 17;
+                b.put((byte) x);
+            }
+            CRC32C crc = new CRC32C();
+            crc.update(b.duplicate().flip());
+            b.putInt((int) crc.getValue());
+            b.flip();
+        }
+
+        static boolean check(ByteBuffer b, long offset) {
+            b.clear();
+            if (b.getLong(0) != offset) {
+                return false;
+            }
+            CRC32C crc = new CRC32C();
+            crc.update(b.duplicate().limit(4092));
+            return b.getInt(4092) == (int) crc.getValue();
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ case 8
+
+    /** Case 8: O_DIRECT aligned works; unaligned is refused before submission with a message about alignment. */
+    @Test
+    void case8DirectIoAlignedWorksUnalignedIsRefused() throws Exception {
+        Path p = file("direct", pattern(64 * 1024, 5));
+        AsyncFile f;
+        try {
+            f = open(p, StandardOpenOption.READ, StandardOpenOption.WRITE, FileOption.DIRECT);
+        } catch (FileIOException e) {
+            Assumptions.abort("O_DIRECT not supported on " + dir + ": " + e.getMessage());
+            return;
+        }
+        try (f; BufferPool pool = BufferPool.builder().bufferSize(8192).count(4).alignmentFor(f).build()) {
+            int align = f.directIoAlignment();
+            assertTrue(align > 0 && Integer.bitCount(align) == 1, "alignment " + align);
+            MemorySegment m = pool.acquire();
+            assertEquals(8192, get(f.read(m, 8192)));
+            assertEquals(pattern(64 * 1024, 5)[8192], m.get(ValueLayout.JAVA_BYTE, 0));
+            assertEquals(8192, get(f.write(m, 16384)));
+            // unaligned offset, length, address
+            IllegalArgumentException e1 = assertThrows(IllegalArgumentException.class, () -> f.read(m, 100));
+            assertTrue(e1.getMessage().contains("alignment"), e1.getMessage());
+            IllegalArgumentException e2 = assertThrows(IllegalArgumentException.class,
+                    () -> f.read(m.asSlice(0, 1000), 0));
+            assertTrue(e2.getMessage().contains("alignment"), e2.getMessage());
+            if (f.directIoMemoryAlignment() > 1) {
+                IllegalArgumentException e3 = assertThrows(IllegalArgumentException.class,
+                        () -> f.read(m.asSlice(1, 4096), 0));
+                assertTrue(e3.getMessage().contains("alignment"), e3.getMessage());
+            }
+            pool.release(m);
+            // heap buffers go through an aligned bounce buffer
+            ByteBuffer heap = ByteBuffer.allocate(4096);
+            assertEquals(4096, get(f.read(heap, 4096)));
+            assertEquals(pattern(64 * 1024, 5)[4096], heap.get(0));
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ case 9
+
+    @Test
+    void case9OperationsOnAClosedFileFailWithClosedChannelAndCloseIsIdempotent() throws Exception {
+        Path p = file("closed", pattern(100, 6));
+        AsyncFile f = open(p);
+        f.close();
+        f.close();
+        assertFalse(f.isOpen());
+        assertInstanceOf(ClosedChannelException.class, failure(f.read(ByteBuffer.allocateDirect(10), 0)));
+        AtomicReference<Throwable> seen = new AtomicReference<>();
+        f.read(ByteBuffer.allocateDirect(10), 0, null, new CompletionHandler<Integer, Object>() {
+            @Override
+            public void completed(Integer result, Object attachment) {
+            }
+
+            @Override
+            public void failed(Throwable exc, Object attachment) {
+                seen.set(exc);
+            }
+        });
+        assertInstanceOf(ClosedChannelException.class, seen.get());
+        io.close();
+        io.close();
+        assertThrows(IllegalStateException.class, () -> AsyncFile.open(io, p));
+    }
+
+    // ------------------------------------------------------------------------------------------ case 11
+
+    /** Case 11: the caller drops its only reference to the buffer; the library keeps it until completion. */
+    @Test
+    void case11BufferStaysReachableUntilCompletion() throws Exception {
+        Path fifo = TestFiles.fifo(dir, "fifo11");
+        try (AsyncFile f = open(fifo, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            ByteBuffer buf = ByteBuffer.allocateDirect(1 << 20);
+            WeakReference<ByteBuffer> ref = new WeakReference<>(buf);
+            CompletableFuture<Integer> r = f.read(buf, 0);
+            buf = null;
+            for (int i = 0; i < 5 && ref.get() != null; i++) {
+                System.gc();
+                Thread.sleep(20);
+            }
+            assertNotNull(ref.get(), "the library must hold the buffer of an operation in flight");
+            assertFalse(r.isDone());
+            try (AsyncFile w = open(fifo, StandardOpenOption.WRITE)) {
+                assertEquals(5, get(w.write(ByteBuffer.wrap("hello".getBytes()), 0)));
+            }
+            assertEquals(5, get(r));
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ case 12
+
+    /** Case 12: heap ByteBuffers and heap MemorySegments work, copied through pooled direct memory. */
+    @Test
+    void case12HeapBuffersAndSegmentsWork() throws Exception {
+        byte[] data = pattern(70_000, 7);
+        Path p = dir.resolve("heap");
+        try (AsyncFile f = open(p, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            ByteBuffer src = ByteBuffer.wrap(data, 10, 60_000);
+            assertEquals(60_000, get(f.writeFully(src, 0)));
+            assertEquals(60_010, src.position());
+            ByteBuffer dst = ByteBuffer.allocate(60_000);
+            assertEquals(60_000, get(f.readFully(dst, 0)));
+            assertArrayEquals(java.util.Arrays.copyOfRange(data, 10, 60_010), dst.array());
+
+            byte[] seg = pattern(5000, 8);
+            assertEquals(5000, get(f.write(MemorySegment.ofArray(seg), 100_000)));
+            byte[] back = new byte[5000];
+            assertEquals(5000, get(f.read(MemorySegment.ofArray(back), 100_000)));
+            assertArrayEquals(seg, back);
+            ByteBuffer ro = ByteBuffer.wrap(seg).asReadOnlyBuffer();
+            assertEquals(5000, get(f.write(ro, 200_000)));
+            assertThrows(IllegalArgumentException.class, () -> f.read(ro, 0));
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ case 14
+
+    /** Case 14: 10,000 × (open then cancel): every descriptor that did open is closed again. */
+    @Test
+    void case14OpenThenCancelLeaksNoDescriptor() throws Exception {
+        Path p = file("opencancel", pattern(10, 9));
+        int before = TestFiles.openFds();
+        List<CompletableFuture<AsyncFile>> opened = new ArrayList<>();
+        int cancelled = 0;
+        for (int i = 0; i < 10_000; i++) {
+            CompletableFuture<AsyncFile> f = AsyncFile.open(io, p);
+            if (f.cancel(true)) {
+                cancelled++;
+            } else {
+                opened.add(f);
+            }
+        }
+        for (CompletableFuture<AsyncFile> f : opened) {
+            get(f).close();
+        }
+        // cancelled opens finish in the background
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (io.inFlight() > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        drain();
+        int after = TestFiles.openFds();
+        assertEquals(before, after, "descriptors before/after (" + cancelled + " cancelled): "
+                + TestFiles.fdTargets());
+    }
+
+    /** Waits until queued work has passed through the backend. */
+    void drain() throws Exception {
+        Path p = file("drain" + System.nanoTime(), new byte[1]);
+        try (AsyncFile f = open(p)) {
+            get(f.size());
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (io.inFlight() > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ case 19
+
+    /** Case 19: 100,000 virtual threads share one executor. */
+    @Test
+    void case19HundredThousandVirtualThreads() throws Exception {
+        Path p = file("vt", pattern(1 << 16, 10));
+        byte[] expect = pattern(1 << 16, 10);
+        try (AsyncFile f = open(p)) {
+            int n = 100_000;
+            AtomicInteger ok = new AtomicInteger();
+            try (var ex = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+                for (int i = 0; i < n; i++) {
+                    int off = (i * 64) & 0xffff;
+                    ex.submit(() -> {
+                        ByteBuffer b = ByteBuffer.allocate(64);
+                        int r = f.read(b, off).join();
+                        if (r == Math.min(64, 65536 - off) && b.get(0) == expect[off]) {
+                            ok.incrementAndGet();
+                        }
+                        return null;
+                    });
+                }
+            }
+            assertEquals(n, ok.get());
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ case 25
+
+    /** Case 25 (injected): the write of a write→fdatasync comes back short; both are issued again. */
+    @Test
+    void case25ShortWriteInLinkedWriteAndSync() throws Exception {
+        io.close();
+        AtomicInteger writes = new AtomicInteger();
+        AtomicInteger syncs = new AtomicInteger();
+        io = builder().resultFilter((kind, sub, res, requested) -> {
+            if (kind != Op.WRITE_SYNC) {
+                return res;
+            }
+            if (sub == 0) {
+                return writes.incrementAndGet() == 1 && res > 1 ? res / 2 : res;
+            }
+            return syncs.incrementAndGet() == 1 && backend() == Backend.IO_URING
+                    ? -Errno.ECANCELED : res;
+        }).build();
+        byte[] data = pattern(32 * 1024, 11);
+        Path p = dir.resolve("wsync");
+        try (AsyncFile f = open(p, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+            assertEquals(data.length, get(f.writeAndSync(direct(data), 4096)));
+        }
+        assertTrue(writes.get() >= 2, "write issued again: " + writes.get());
+        assertTrue(syncs.get() >= 1, "sync issued: " + syncs.get());
+        byte[] disk = Files.readAllBytes(p);
+        assertArrayEquals(data, java.util.Arrays.copyOfRange(disk, 4096, disk.length));
+    }
+
+    // ------------------------------------------------------------------------------------------ the rest of the API
+
+    @Test
+    void typedErrors() throws Exception {
+        assertInstanceOf(NoSuchFileException.class, failure(AsyncFile.open(io, dir.resolve("missing"))));
+        Path p = file("exists", new byte[1]);
+        assertInstanceOf(FileAlreadyExistsException.class,
+                failure(AsyncFile.open(io, p, StandardOpenOption.WRITE, StandardOpenOption.CREATE_NEW)));
+        Path ro = file("noperm", new byte[1]);
+        Files.setPosixFilePermissions(ro, PosixFilePermissions.fromString("---------"));
+        if (!"root".equals(System.getProperty("user.name"))) {
+            assertInstanceOf(AccessDeniedException.class, failure(AsyncFile.open(io, ro)));
+        }
+        try (AsyncFile f = open(p)) {
+            // written through a read-only descriptor: EBADF, typed, with operation, path and offset
+            Throwable t = failure(f.write(ByteBuffer.allocateDirect(8), 4096));
+            FileIOException e = assertInstanceOf(FileIOException.class, t);
+            assertEquals("EBADF", e.errnoName());
+            assertEquals("WRITE", e.operation());
+            assertEquals(4096, e.offset());
+            assertTrue(e.getMessage().startsWith("EBADF during WRITE of " + p.toAbsolutePath() + " at 4096"),
+                    e.getMessage());
+        }
+        assertThrows(UnsupportedOperationException.class,
+                () -> AsyncFile.open(io, p, StandardOpenOption.WRITE, StandardOpenOption.APPEND));
+    }
+
+    @Test
+    void metadataOperations() throws Exception {
+        Path p = dir.resolve("meta");
+        try (AsyncFile f = open(p, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE,
+                StandardOpenOption.DSYNC)) {
+            assertEquals(0L, get(f.size()));
+            get(f.allocate(0, 1 << 20));
+            assertEquals(1L << 20, get(f.size()));
+            get(f.truncate(5000));
+            assertEquals(5000L, get(f.size()));
+            get(f.advise(0, 0, Advice.SEQUENTIAL));
+            get(f.write(direct(pattern(5000, 12)), 0));
+            get(f.syncRange(0, 5000));
+            get(f.force(true));
+            get(f.force(false));
+            // vectored
+            ByteBuffer a = ByteBuffer.allocateDirect(1000);
+            ByteBuffer b = ByteBuffer.allocateDirect(3000);
+            assertEquals(4000L, get(f.read(new ByteBuffer[] {a, b}, 500)));
+            assertEquals(1000, a.position());
+            assertEquals(3000, b.position());
+            assertEquals(pattern(5000, 12)[500], a.get(0));
+            assertEquals(pattern(5000, 12)[1500], b.get(0));
+            a.flip();
+            b.flip();
+            assertEquals(4000L, get(f.write(new ByteBuffer[] {b, a}, 10_000)));
+            assertEquals(14_000L, get(f.size()));
+        }
+        assertEquals(14_000, Files.size(p));
+    }
+
+    @Test
+    void handlerVariantReportsResultsAndAttachment() throws Exception {
+        Path p = file("handler", pattern(8192, 13));
+        try (AsyncFile f = open(p)) {
+            CountDownLatch done = new CountDownLatch(3);
+            List<Object> results = java.util.Collections.synchronizedList(new ArrayList<>());
+            CompletionHandler<Object, String> h = new CompletionHandler<>() {
+                @Override
+                public void completed(Object result, String att) {
+                    results.add(att + "=" + result);
+                    done.countDown();
+                }
+
+                @Override
+                public void failed(Throwable exc, String att) {
+                    results.add(att + "!" + exc);
+                    done.countDown();
+                }
+            };
+            f.read(ByteBuffer.allocateDirect(4096), 0, "read", as(h));
+            f.size("size", as(h));
+            f.readFully(ByteBuffer.allocateDirect(4096), 8000, "eof", as(h));
+            assertTrue(done.await(30, TimeUnit.SECONDS));
+            assertTrue(results.contains("read=4096"), results.toString());
+            assertTrue(results.contains("size=8192"), results.toString());
+            assertTrue(results.stream().anyMatch(s -> s.toString().startsWith("eof!java.io.EOFException")),
+                    results.toString());
+        }
+    }
+
+    @Test
+    void registeredOptionStillWorks() throws Exception {
+        Path p = file("reg", pattern(8192, 14));
+        try (AsyncFile f = open(p, StandardOpenOption.READ, StandardOpenOption.WRITE, FileOption.REGISTERED)) {
+            ByteBuffer b = ByteBuffer.allocateDirect(4096);
+            assertEquals(4096, get(f.readFully(b, 4096)));
+            assertEquals(pattern(8192, 14)[4096], b.get(0));
+            assertEquals(8192L, get(f.size()));
+            assertEquals(10, get(f.write(ByteBuffer.wrap(new byte[10]), 8192)));
+            get(f.force(false));
+        }
+        assertEquals(8202, Files.size(p));
+    }
+
+    @Test
+    void registeredBufferPoolWorks() throws Exception {
+        Path p = file("fixed", pattern(1 << 16, 15));
+        try (BufferPool pool = BufferPool.builder().bufferSize(16384).count(4).register(io).build();
+                AsyncFile f = open(p, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            assertEquals(backend() == Backend.IO_URING, pool.isRegistered(), pool.registrationFailure().toString());
+            ByteBuffer b = pool.acquireBuffer();
+            assertEquals(16384, get(f.readFully(b, 16384)));
+            assertEquals(pattern(1 << 16, 15)[16384], b.get(0));
+            b.flip();
+            assertEquals(16384, get(f.writeFully(b, 1 << 16)));
+            pool.release(b);
+            assertEquals(4, pool.available());
+        }
+        byte[] disk = Files.readAllBytes(p);
+        assertArrayEquals(java.util.Arrays.copyOfRange(disk, 16384, 32768),
+                java.util.Arrays.copyOfRange(disk, 65536, 65536 + 16384));
+    }
+
+    @Test
+    void closeOfExecutorClosesItsFiles() throws Exception {
+        Path p = file("owned", pattern(10, 16));
+        AsyncFile f = open(p);
+        assertTrue(TestFiles.fdTargets().stream().anyMatch(s -> s.endsWith("/owned")));
+        io.close();
+        assertFalse(f.isOpen());
+        assertFalse(TestFiles.fdTargets().stream().anyMatch(s -> s.endsWith("/owned")), TestFiles.fdTargets()::toString);
+        f.close();
+    }
+
+    @Test
+    void asyncCloseFailsOperationsOnTheFileNotTheExecutor() throws Exception {
+        Path p = file("ac", pattern(10, 18));
+        AsyncFile f = open(p);
+        f.closeAsync();
+        Throwable t = failure(f.read(ByteBuffer.allocateDirect(10), 0));
+        assertTrue(t instanceof ClosedChannelException, String.valueOf(t));
+        assertTrue(t instanceof AsynchronousCloseException || t.getClass() == ClosedChannelException.class);
+        get(f.closeAsync());
+        try (AsyncFile g = open(p)) {
+            assertEquals(10, get(g.read(ByteBuffer.allocateDirect(10), 0)));
+        }
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    static <V> CompletionHandler<V, String> as(CompletionHandler h) {
+        return h;
+    }
+
+    static Set<StandardOpenOption> rw() {
+        return Set.of(StandardOpenOption.READ, StandardOpenOption.WRITE);
+    }
+}
