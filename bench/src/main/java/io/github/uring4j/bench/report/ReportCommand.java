@@ -138,28 +138,28 @@ public final class ReportCommand implements Callable<Integer> {
             // 0. the JIT: the first seconds of a strategy in a fresh JVM run interpreted code and compile the FFM
             // paths; one unrecorded pass of each keeps that out of every table.
             ReadCommand.prepareCache(ds, "warm");
-            for (String st : List.of("ring", "mmap", "channel")) {
+            for (String st : List.of("ring", "async", "mmap", "channel")) {
                 ReadRun.run(ds, ReadCommand.STRATEGIES.get(st).get(), new ReadConfig(1, 32, false, 7), 0,
                         quick ? 200_000_000L : 2_000_000_000L, new Corruption(), true);
             }
             // 1. cached random reads, 1 and 2 threads
             for (int threads : quick ? new int[] {1} : new int[] {1, 2}) {
                 List<Result> rows = new ArrayList<>();
-                for (String st : List.of("ring", "mmap", "channel", "channel-vthreads")) {
+                for (String st : List.of("ring", "async", "mmap", "channel", "channel-vthreads")) {
                     rows.add(read(ds, st, threads, 32, false, "warm", warm, secs));
                 }
                 sections.add(new Section("Random 4 KiB reads, page cache, " + threads + " thread" + (threads > 1 ? "s" : ""),
                         "uring4j-bench read --dir DIR --threads " + threads + " --depth 32 --cache warm --duration " + fmt(secs)
-                                + " -s ring,mmap,channel,channel-vthreads", rows));
+                                + " -s ring,async,mmap,channel,channel-vthreads", rows));
             }
             // 2. O_DIRECT random reads (device-bound)
             List<Result> direct = new ArrayList<>();
-            for (String st : List.of("ring", "channel", "channel-vthreads")) {
-                int depth = st.equals("ring") ? 128 : st.equals("channel") ? 1 : 32;
+            for (String st : List.of("ring", "async", "channel", "channel-vthreads")) {
+                int depth = st.equals("ring") || st.equals("async") ? 128 : st.equals("channel") ? 1 : 32;
                 direct.add(read(ds, st, 1, depth, true, "cold", warm, secs));
             }
             sections.add(new Section("Random 4 KiB reads, O_DIRECT, 1 thread",
-                    "uring4j-bench read --dir DIR --direct --threads 1 --depth 128 -s ring,channel; --depth 32 -s channel-vthreads",
+                    "uring4j-bench read --dir DIR --direct --threads 1 --depth 128 -s ring,async,channel; --depth 32 -s channel-vthreads",
                     direct));
             // 3. fio beside us
             String fio = Fio.find();
