@@ -45,13 +45,14 @@ else
   echo "skip  fio                                (not installed)"
 fi
 step "report --quick"                0 "$bench" report --quick --dir "$tmp/report-data" --out "$tmp/report" -q
-step "report --collect"              0 "$bench" report --collect "$tmp/read.json,$tmp/lt.json" --out "$tmp/report2"
 for f in report.md report.html results.json; do
   [ -s "$tmp/report/$f" ] || { echo "FAIL  report wrote no $f"; failed=1; }
 done
 step "jmh (every benchmark once)"    0 "$bench" jmh -f 0 -wi 0 -i 1 -r 100ms -foe true \
   -p bufferSize=4096 -p fileSize=65536 -p size=1048576 -p shift=0,2048 -p direct=false,true \
-  -jvmArgsAppend "-During4j.jmh.dir=$tmp/jmh"
+  -rf json -rff "$tmp/jmh.json" -jvmArgsAppend "-During4j.jmh.dir=$tmp/jmh"
+step "report --collect"              0 "$bench" report --collect "$tmp/read.json,$tmp/lt.json,$tmp/jmh.json" --out "$tmp/report2"
+[ -s "$tmp/report2/report.md" ] || { echo "FAIL  report --collect wrote no report.md"; failed=1; }
 
 echo "smoke: $((SECONDS - start)) s"
 if [ "$failed" -ne 0 ]; then

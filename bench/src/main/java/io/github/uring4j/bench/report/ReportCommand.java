@@ -43,7 +43,8 @@ public final class ReportCommand implements Callable<Integer> {
     @Option(names = "--out", description = "Output directory (default: ${DEFAULT-VALUE}).")
     Path out = Path.of("report");
 
-    @Option(names = "--collect", split = ",", description = "Instead of running, render these result JSON files (or directories of them).")
+    @Option(names = "--collect", split = ",", description = "Instead of running, render these result JSON files (or directories of them): "
+            + "results.json / --json output of read, loadtypes, fio, report, and JMH's -rf json output.")
     List<Path> collect;
 
     @Option(names = "--duration", description = "Measured seconds per read row (default: ${DEFAULT-VALUE}).")
@@ -67,6 +68,10 @@ public final class ReportCommand implements Callable<Integer> {
             sections = new ArrayList<>();
             env = null;
             for (Path p : expand(collect)) {
+                if (JmhResults.isJmh(p)) {
+                    sections.addAll(JmhResults.read(p));
+                    continue;
+                }
                 ResultFile rf = ResultFile.read(p);
                 if (rf == null || rf.results == null) {
                     continue;
@@ -74,7 +79,10 @@ public final class ReportCommand implements Callable<Integer> {
                 env = env == null ? rf.environment : env;
                 Map<String, List<Result>> byWorkload = new LinkedHashMap<>();
                 for (Result r : rf.results) {
-                    String w = r.params.containsKey("load") ? "Load types" : r.workload;
+                    if (r.params.containsKey("load") && !r.params.containsKey("category")) {
+                        r.params.put("category", r.params.get("load") + " " + r.params.get("size"));
+                    }
+                    String w = r.params.containsKey("category") && r.params.containsKey("load") ? "Load types" : r.workload;
                     byWorkload.computeIfAbsent(w, k -> new ArrayList<>()).add(r);
                 }
                 byWorkload.forEach((w, rows) -> sections.add(new Section(w, rf.command, rows)));
