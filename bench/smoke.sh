@@ -29,10 +29,10 @@ step() {
 
 data="$tmp/data"
 step "generate"                      0 "$bench" generate --dir "$data" --files 2 --blocks 256 -q
-step "read (every strategy)"         0 "$bench" read --dir "$data" -s ring,mmap,channel,channel-vthreads --duration 0.3 --warmup 0.1 -q --json "$tmp/read.json"
-step "read --direct --cache cold"    0 "$bench" read --dir "$data" -s ring,channel --direct --cache cold --depth 8 --duration 0.3 --warmup 0.1 -q
+step "read (every strategy)"         0 "$bench" read --dir "$data" -s ring,async,mmap,channel,channel-vthreads --duration 0.3 --warmup 0.1 -q --json "$tmp/read.json"
+step "read --direct --cache cold"    0 "$bench" read --dir "$data" -s ring,async,channel --direct --cache cold --depth 8 --duration 0.3 --warmup 0.1 -q
 "$bench" generate --dir "$tmp/bad" --files 1 --blocks 16 --corrupt 1 -q >/dev/null 2>&1
-step "read finds a corrupted block"  1 "$bench" read --dir "$tmp/bad" -s ring,channel --duration 0.3 --warmup 0 -q
+step "read finds a corrupted block"  1 "$bench" read --dir "$tmp/bad" -s ring,async,channel --duration 0.3 --warmup 0 -q
 step "error: unknown flag"           2 "$bench" read --no-such-flag
 step "error: missing data set"       2 "$bench" read --dir "$tmp/none"
 step "error: O_DIRECT size not /512" 2 "$bench" loadtypes --dir "$tmp/lt" --direct --random-io 1000 --seq-io 1000000
@@ -45,13 +45,14 @@ else
   echo "skip  fio                                (not installed)"
 fi
 step "report --quick"                0 "$bench" report --quick --dir "$tmp/report-data" --out "$tmp/report" -q
-step "report --collect"              0 "$bench" report --collect "$tmp/read.json,$tmp/lt.json" --out "$tmp/report2"
 for f in report.md report.html results.json; do
   [ -s "$tmp/report/$f" ] || { echo "FAIL  report wrote no $f"; failed=1; }
 done
 step "jmh (every benchmark once)"    0 "$bench" jmh -f 0 -wi 0 -i 1 -r 100ms -foe true \
   -p bufferSize=4096 -p fileSize=65536 -p size=1048576 -p shift=0,2048 -p direct=false,true \
-  -jvmArgsAppend "-During4j.jmh.dir=$tmp/jmh"
+  -rf json -rff "$tmp/jmh.json" -jvmArgsAppend "-During4j.jmh.dir=$tmp/jmh"
+step "report --collect"              0 "$bench" report --collect "$tmp/read.json,$tmp/lt.json,$tmp/jmh.json" --out "$tmp/report2"
+[ -s "$tmp/report2/report.md" ] || { echo "FAIL  report --collect wrote no report.md"; failed=1; }
 
 echo "smoke: $((SECONDS - start)) s"
 if [ "$failed" -ne 0 ]; then

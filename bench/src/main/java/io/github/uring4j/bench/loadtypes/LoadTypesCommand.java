@@ -183,7 +183,8 @@ public final class LoadTypesCommand implements Callable<Integer> {
                                 checkWritten(target, size, pattern, seq, st.name() + " " + load.label);
                             }
                             Result r = new Result("loadtype-" + load.label, st.name())
-                                    .param("load", load.label).param("size", Sizes.format(size)).param("io", Sizes.format(io))
+                                    .param("load", load.label).param("category", load.label + " " + Sizes.format(size))
+                                    .param("size", Sizes.format(size)).param("io", Sizes.format(io))
                                     .param("depth", st.name().equals("ring") ? depth : 1)
                                     .param("direct", direct).param("fsync", fsync).param("passes", passes)
                                     .primary("gb_per_s", "GB/s");

@@ -38,13 +38,14 @@ public final class ReadCommand implements Callable<Integer> {
         STRATEGIES.put("mmap", MmapStrategy::new);
         STRATEGIES.put("channel", () -> new ChannelStrategy(false));
         STRATEGIES.put("channel-vthreads", () -> new ChannelStrategy(true));
+        STRATEGIES.put("async", AsyncStrategy::new);
     }
 
     @Option(names = "--dir", description = "Data set directory (default: ${DEFAULT-VALUE}).")
     Path dir = GenerateCommand.defaultDir();
 
     @Option(names = {"-s", "--strategy"}, split = ",",
-            description = "Strategies, comma-separated: ring, mmap, channel, channel-vthreads (default: ring,mmap,channel).")
+            description = "Strategies, comma-separated: ring, mmap, channel, channel-vthreads, async (default: ring,mmap,channel).")
     List<String> strategies = List.of("ring", "mmap", "channel");
 
     @Option(names = {"-t", "--threads"}, description = "Worker threads (default: ${DEFAULT-VALUE}).")

@@ -35,7 +35,7 @@ public final class Charts {
             Map<String, Map<String, Double>> byStrategy = new LinkedHashMap<>();
             List<String> cats = new ArrayList<>();
             for (Result r : s.rows) {
-                String cat = r.params.get("load") + " " + r.params.get("size");
+                String cat = r.params.get("category");
                 if (!cats.contains(cat)) {
                     cats.add(cat);
                 }

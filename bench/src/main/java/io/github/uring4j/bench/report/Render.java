@@ -18,6 +18,9 @@ public final class Render {
     /** A row's name in tables and charts: the strategy and what distinguishes it. */
     public static String label(Result r) {
         StringBuilder b = new StringBuilder(r.strategy);
+        if (r.params.containsKey("category")) {
+            return b.append(' ').append(r.params.get("category")).toString();
+        }
         String t = r.params.get("threads");
         String d = r.params.get("depth");
         if (t != null) {
@@ -39,36 +42,32 @@ public final class Render {
                 if (!strategies.contains(r.strategy)) {
                     strategies.add(r.strategy);
                 }
-                grid.computeIfAbsent(r.params.get("load") + "|" + r.params.get("size") + "|" + r.params.get("io"),
-                        k -> new LinkedHashMap<>()).put(r.strategy, r);
+                grid.computeIfAbsent(r.params.get("category"), k -> new LinkedHashMap<>()).put(r.strategy, r);
             }
-            List<String> head = new ArrayList<>(List.of("load", "file size", "bytes/op"));
+            List<String[]> ratios = new ArrayList<>();
+            for (String[] pair : Section.RATIOS) {
+                if (strategies.contains(pair[0]) && strategies.contains(pair[1])) {
+                    ratios.add(pair);
+                }
+            }
+            List<String> head = new ArrayList<>(List.of("case"));
             for (String st : strategies) {
                 head.add(st + " " + s.rows.get(0).primaryUnit);
             }
-            if (strategies.contains("channel")) {
-                for (String st : strategies) {
-                    if (!st.equals("channel")) {
-                        head.add(st + " / channel");
-                    }
-                }
+            for (String[] pair : ratios) {
+                head.add(pair[0] + " / " + pair[1]);
             }
             out.add(head);
             grid.forEach((k, m) -> {
-                String[] p = k.split("\\|");
-                List<String> row = new ArrayList<>(List.of(p[0], p[1], p[2]));
+                List<String> row = new ArrayList<>(List.of(k));
                 for (String st : strategies) {
                     Result r = m.get(st);
-                    row.add(r == null ? "–" : num(r.primaryValue(), 3));
+                    row.add(r == null ? "–" : num(r.primaryValue(), r.primaryValue() < 10 ? 3 : r.primaryValue() < 1000 ? 1 : 0));
                 }
-                Result ch = m.get("channel");
-                if (strategies.contains("channel")) {
-                    for (String st : strategies) {
-                        if (!st.equals("channel")) {
-                            Result r = m.get(st);
-                            row.add(r == null || ch == null ? "–" : num(r.primaryValue() / ch.primaryValue(), 2) + "×");
-                        }
-                    }
+                for (String[] pair : ratios) {
+                    Result a = m.get(pair[0]);
+                    Result b = m.get(pair[1]);
+                    row.add(a == null || b == null ? "–" : num(ratio(a, b), 2) + "×");
                 }
                 out.add(row);
             });
@@ -102,6 +101,13 @@ public final class Render {
             out.add(row);
         }
         return out;
+    }
+
+    /** How many times better {@code a} is than {@code b}: throughput divides, time per operation inverts. */
+    static double ratio(Result a, Result b) {
+        String unit = a.primaryUnit == null ? "" : a.primaryUnit;
+        boolean timePerOp = unit.endsWith("/op");
+        return timePerOp ? b.primaryValue() / a.primaryValue() : a.primaryValue() / b.primaryValue();
     }
 
     static String num(double v, int decimals) {

@@ -43,7 +43,8 @@ public final class ReportCommand implements Callable<Integer> {
     @Option(names = "--out", description = "Output directory (default: ${DEFAULT-VALUE}).")
     Path out = Path.of("report");
 
-    @Option(names = "--collect", split = ",", description = "Instead of running, render these result JSON files (or directories of them).")
+    @Option(names = "--collect", split = ",", description = "Instead of running, render these result JSON files (or directories of them): "
+            + "results.json / --json output of read, loadtypes, fio, report, and JMH's -rf json output.")
     List<Path> collect;
 
     @Option(names = "--duration", description = "Measured seconds per read row (default: ${DEFAULT-VALUE}).")
@@ -67,6 +68,10 @@ public final class ReportCommand implements Callable<Integer> {
             sections = new ArrayList<>();
             env = null;
             for (Path p : expand(collect)) {
+                if (JmhResults.isJmh(p)) {
+                    sections.addAll(JmhResults.read(p));
+                    continue;
+                }
                 ResultFile rf = ResultFile.read(p);
                 if (rf == null || rf.results == null) {
                     continue;
@@ -74,7 +79,10 @@ public final class ReportCommand implements Callable<Integer> {
                 env = env == null ? rf.environment : env;
                 Map<String, List<Result>> byWorkload = new LinkedHashMap<>();
                 for (Result r : rf.results) {
-                    String w = r.params.containsKey("load") ? "Load types" : r.workload;
+                    if (r.params.containsKey("load") && !r.params.containsKey("category")) {
+                        r.params.put("category", r.params.get("load") + " " + r.params.get("size"));
+                    }
+                    String w = r.params.containsKey("category") && r.params.containsKey("load") ? "Load types" : r.workload;
                     byWorkload.computeIfAbsent(w, k -> new ArrayList<>()).add(r);
                 }
                 byWorkload.forEach((w, rows) -> sections.add(new Section(w, rf.command, rows)));
@@ -138,28 +146,28 @@ public final class ReportCommand implements Callable<Integer> {
             // 0. the JIT: the first seconds of a strategy in a fresh JVM run interpreted code and compile the FFM
             // paths; one unrecorded pass of each keeps that out of every table.
             ReadCommand.prepareCache(ds, "warm");
-            for (String st : List.of("ring", "mmap", "channel")) {
+            for (String st : List.of("ring", "async", "mmap", "channel")) {
                 ReadRun.run(ds, ReadCommand.STRATEGIES.get(st).get(), new ReadConfig(1, 32, false, 7), 0,
                         quick ? 200_000_000L : 2_000_000_000L, new Corruption(), true);
             }
             // 1. cached random reads, 1 and 2 threads
             for (int threads : quick ? new int[] {1} : new int[] {1, 2}) {
                 List<Result> rows = new ArrayList<>();
-                for (String st : List.of("ring", "mmap", "channel", "channel-vthreads")) {
+                for (String st : List.of("ring", "async", "mmap", "channel", "channel-vthreads")) {
                     rows.add(read(ds, st, threads, 32, false, "warm", warm, secs));
                 }
                 sections.add(new Section("Random 4 KiB reads, page cache, " + threads + " thread" + (threads > 1 ? "s" : ""),
                         "uring4j-bench read --dir DIR --threads " + threads + " --depth 32 --cache warm --duration " + fmt(secs)
-                                + " -s ring,mmap,channel,channel-vthreads", rows));
+                                + " -s ring,async,mmap,channel,channel-vthreads", rows));
             }
             // 2. O_DIRECT random reads (device-bound)
             List<Result> direct = new ArrayList<>();
-            for (String st : List.of("ring", "channel", "channel-vthreads")) {
-                int depth = st.equals("ring") ? 128 : st.equals("channel") ? 1 : 32;
+            for (String st : List.of("ring", "async", "channel", "channel-vthreads")) {
+                int depth = st.equals("ring") || st.equals("async") ? 128 : st.equals("channel") ? 1 : 32;
                 direct.add(read(ds, st, 1, depth, true, "cold", warm, secs));
             }
             sections.add(new Section("Random 4 KiB reads, O_DIRECT, 1 thread",
-                    "uring4j-bench read --dir DIR --direct --threads 1 --depth 128 -s ring,channel; --depth 32 -s channel-vthreads",
+                    "uring4j-bench read --dir DIR --direct --threads 1 --depth 128 -s ring,async,channel; --depth 32 -s channel-vthreads",
                     direct));
             // 3. fio beside us
             String fio = Fio.find();

@@ -19,10 +19,18 @@ public final class Section {
         this.rows = new ArrayList<>(rows);
     }
 
-    /** Load-type rows are drawn as a (load, size) x strategy grid; the rest one row per strategy. */
+    /** Rows with a {@code category} (load types, JMH parameters) are drawn as a category x strategy grid. */
     public boolean isGrid() {
-        return !rows.isEmpty() && rows.get(0).params.containsKey("load");
+        return !rows.isEmpty() && rows.get(0).params.containsKey("category");
     }
+
+    /** Ratio columns a grid shows when both strategies are present: uring4j's row over the JDK's. */
+    public static final String[][] RATIOS = {
+        {"ring", "channel"}, {"async", "channel"}, {"mmap", "channel"},
+        {"registeredFiles", "preOpenedFileChannels"}, {"ringOpenReadClose", "fileChannelOpenReadClose"},
+        {"ringNative", "directBuffer"}, {"ringSplice", "transferTo"}, {"ringWholeFile", "fileSizeBuffer"},
+        {"ring8k", "manualBuffer8k"},
+    };
 
     public boolean hasLatency() {
         return rows.stream().anyMatch(r -> r.metrics.containsKey("p50_ns"));

@@ -47,13 +47,21 @@ class RenderTest {
 
     @Test
     void loadTypesBecomeAGrid() {
-        Result a = new Result("loadtype-seq-read", "channel").param("load", "seq-read").param("size", "64M").param("io", "1M")
+        Result a = new Result("loadtype-seq-read", "channel").param("category", "seq-read 64M")
                 .primary("gb_per_s", "GB/s").metric("gb_per_s", 2);
-        Result b = new Result("loadtype-seq-read", "ring").param("load", "seq-read").param("size", "64M").param("io", "1M")
+        Result b = new Result("loadtype-seq-read", "ring").param("category", "seq-read 64M")
                 .primary("gb_per_s", "GB/s").metric("gb_per_s", 3);
         List<List<String>> t = Render.table(new Section("Load types", null, List.of(a, b)));
-        assertEquals(List.of("load", "file size", "bytes/op", "channel GB/s", "ring GB/s", "ring / channel"), t.get(0));
-        assertEquals(List.of("seq-read", "64M", "1M", "2.000", "3.000", "1.50×"), t.get(1));
+        assertEquals(List.of("case", "channel GB/s", "ring GB/s", "ring / channel"), t.get(0));
+        assertEquals(List.of("seq-read 64M", "2.000", "3.000", "1.50×"), t.get(1));
+    }
+
+    @Test
+    void timePerOperationRatiosAreInverted() {
+        Result a = new Result("b", "ringWholeFile").param("category", "-").primary("score", "us/op").metric("score", 50);
+        Result b = new Result("b", "fileSizeBuffer").param("category", "-").primary("score", "us/op").metric("score", 100);
+        List<List<String>> t = Render.table(new Section("Buffering", null, List.of(a, b)));
+        assertEquals("2.00×", t.get(1).get(3));
     }
 
     @Test
