@@ -1,16 +1,19 @@
 package io.github.uring4j.bench;
 
 import io.github.uring4j.bench.data.GenerateCommand;
+import io.github.uring4j.bench.fio.FioCommand;
 import io.github.uring4j.bench.iops.IopsCommand;
+import io.github.uring4j.bench.jmh.JmhCommand;
 import io.github.uring4j.bench.loadtypes.LoadTypesCommand;
 import io.github.uring4j.bench.read.ReadCommand;
+import io.github.uring4j.bench.report.ReportCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** {@code uring4j-bench}: the benchmark tools, one subcommand each. */
 @Command(name = "uring4j-bench", mixinStandardHelpOptions = true,
         description = "io_uring and JDK file I/O benchmarks",
-        subcommands = {IopsCommand.class, GenerateCommand.class, ReadCommand.class, LoadTypesCommand.class})
+        subcommands = {IopsCommand.class, GenerateCommand.class, ReadCommand.class, LoadTypesCommand.class, FioCommand.class, ReportCommand.class, JmhCommand.class})
 public final class Main implements Runnable {
 
     @CommandLine.Spec
@@ -28,6 +31,11 @@ public final class Main implements Runnable {
     /** Runs a command line; bad arguments print one line and give exit status 2, never a stack trace. */
     public static int run(String... args) {
         CommandLine cl = new CommandLine(new Main());
+        // jmh passes every argument through to JMH, options and names alike, in their order.
+        CommandLine jmh = cl.getSubcommands().get("jmh");
+        jmh.setStopAtPositional(true);
+        jmh.setStopAtUnmatched(true);
+        jmh.setUnmatchedArgumentsAllowed(true);
         cl.setParameterExceptionHandler((ex, a) -> {
             ex.getCommandLine().getErr().println("uring4j-bench: " + ex.getMessage());
             return 2;

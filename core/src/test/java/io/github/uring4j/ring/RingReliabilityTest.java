@@ -144,16 +144,13 @@ class RingReliabilityTest {
         long pageSize = 4096;
         long guard = -1;
         IoUring ring = null;
-        // Place a page right after or before one of the ring's mappings; another thread may have taken those
-        // addresses, so try a few rings. Failed attempts stay open until the end: a ring closed at once leaves the
-        // hole the next ring lands in again (holes between mappings, such as freed thread stacks, fit it exactly).
-        List<IoUring> tried = new ArrayList<>();
-        for (int attempt = 0; attempt < 32 && guard < 0; attempt++) {
-            if (ring != null) {
-                tried.add(ring);
-            }
-            ring = IoUring.open(8);
-            long[] m = ring.mappings();
+        // Place a page right after or before one of the ring's mappings. A new ring often fills a hole left by
+        // an earlier mapping, with neighbours on both sides: keep the failed attempts open so that the next ring
+        // lands elsewhere, until one has a free page beside it.
+        List<IoUring> attempts = new ArrayList<>();
+        for (int attempt = 0; attempt < 200 && guard < 0; attempt++) {
+            IoUring r = IoUring.open(8);
+            long[] m = r.mappings();
             long[] candidates = {m[4] + round(m[5], pageSize), m[0] + round(m[1], pageSize), m[4] - pageSize,
                 m[0] - pageSize};
             for (long c : candidates) {
@@ -167,8 +164,13 @@ class RingReliabilityTest {
                     sys.munmap(got, pageSize);
                 }
             }
+            if (guard > 0) {
+                ring = r;
+            } else {
+                attempts.add(r);
+            }
         }
-        tried.forEach(IoUring::close);
+        attempts.forEach(IoUring::close);
         assertTrue(guard > 0, "could not place a guard page next to the ring");
         MemorySegment g = MemorySegment.ofAddress(guard).reinterpret(pageSize);
         g.set(ValueLayout.JAVA_LONG, 0, 0x1234_5678_9ABC_DEF0L);

@@ -86,6 +86,17 @@ class SetupAndRegistrationTest {
     }
 
     @Test
+    void sqpollThreadPinnedToACpu() throws Exception {
+        try (IoUring ring = IoUring.open(IoUring.options().entries(8).sqPoll(10).sqThreadCpu(0))) {
+            assertTrue((ring.setupFlags() & SetupFlag.SQ_AFF) != 0);
+            nopRoundTrip(ring);
+        }
+        UringException e = assertThrows(UringException.class,
+                () -> IoUring.open(IoUring.options().entries(8).sqPoll(10).sqThreadCpu(4096)));
+        assertEquals(Errno.EINVAL, e.errno(), "a CPU that does not exist");
+    }
+
+    @Test
     void cqSizeAndClamp() throws Exception {
         try (IoUring ring = IoUring.open(IoUring.options().entries(8).cqEntries(100))) {
             assertEquals(128, ring.cqEntries());

@@ -1,6 +1,7 @@
 package io.github.uring4j.bench.iops;
 
 import io.github.uring4j.bench.UsageError;
+import io.github.uring4j.bench.common.Sizes;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -59,6 +60,12 @@ public final class IopsCommand implements Callable<Integer> {
     @Option(names = "-S", paramLabel = "0|1", description = "synchronous: JDK FileChannel positional reads, one at a time (default ${DEFAULT-VALUE})")
     int sync = 0;
 
+    @Option(names = {"-E", "--engine"}, paramLabel = "ENGINE",
+            description = "io_uring: the ring API (default); filechannel: JDK FileChannel (same as -S1); afc: JDK"
+                    + " AsynchronousFileChannel; handler, future: uring4j AsyncFile with CompletionHandlers or"
+                    + " CompletableFutures, on one event loop per thread")
+    String engine = "io_uring";
+
     @Option(names = "-W", paramLabel = "0|1", description = "write instead of read (default ${DEFAULT-VALUE})")
     int write = 0;
 
@@ -108,13 +115,15 @@ public final class IopsCommand implements Callable<Integer> {
         }
         check(verify >= 0 && verify <= 2, "-V takes 0, 1 or 2");
         check(polled == 0 || direct == 1, "-p1 (polled I/O) needs -O1 (O_DIRECT)");
-        check(polled == 0 || sync == 0, "-p1 and -S1 cannot be combined");
+        Engine eng = sync == 1 ? Engine.SYNC : Engine.parse(engine);
+        check(sync == 0 || eng == Engine.SYNC || engine.equals("io_uring"), "-S1 and -E " + engine + " disagree");
+        check(polled == 0 || eng == Engine.RING, "-p1 needs the io_uring engine");
         check(write == 0 || verify == 0, "-V verifies reads; it cannot be combined with -W1");
         int setupFlags = RingFlags.parse(ringFlags);
         if (polled == 1) {
             setupFlags |= io.github.uring4j.ring.SetupFlag.IOPOLL;
         }
-        long createSize = create == null ? -1 : Sizes.parse(create);
+        long createSize = create == null ? -1 : Sizes.parse("--create", create);
         List<IopsConfig.Target> targets = new ArrayList<>();
         for (Path f : files) {
             if (!Files.exists(f)) {
@@ -136,7 +145,7 @@ public final class IopsCommand implements Callable<Integer> {
         }
         return new IopsConfig(blockSize, depth, Math.min(submitBatch, depth), Math.min(completeBatch, depth),
                 polled == 1, fixedBuffers == 1, registeredFiles == 1, direct == 1, random == 1, threads, runtime,
-                sync == 1, write == 1, verify, setupFlags, List.copyOf(targets));
+                eng, write == 1, verify, setupFlags, List.copyOf(targets));
     }
 
     private static void check(boolean ok, String message) {

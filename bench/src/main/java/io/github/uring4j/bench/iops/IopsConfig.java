@@ -5,7 +5,7 @@ import java.util.List;
 
 /** A validated {@code iops} configuration. */
 record IopsConfig(int blockSize, int depth, int submitBatch, int completeBatch, boolean polled, boolean fixedBuffers,
-        boolean registeredFiles, boolean direct, boolean random, int threads, int runtimeSeconds, boolean sync,
+        boolean registeredFiles, boolean direct, boolean random, int threads, int runtimeSeconds, Engine engine,
         boolean write, int verify, int setupFlags, List<Target> targets) {
 
     record Target(Path path, long size) {
@@ -15,10 +15,12 @@ record IopsConfig(int blockSize, int depth, int submitBatch, int completeBatch, 
     }
 
     String describe() {
-        return (sync ? "FileChannel (sync pread)" : "io_uring") + ", " + (write ? "write" : "read") + ", bs=" + blockSize
-                + ", depth=" + (sync ? 1 : depth) + ", batch=" + submitBatch + "/" + completeBatch
+        return engine.label + ", " + (write ? "write" : "read") + ", bs=" + blockSize
+                + ", depth=" + (engine.queued() ? depth : 1)
+                + (engine == Engine.RING ? ", batch=" + submitBatch + "/" + completeBatch : "")
                 + ", " + (random ? "random" : "sequential") + ", " + (direct ? "O_DIRECT" : "buffered")
-                + (sync ? "" : ", fixedbufs=" + fixedBuffers + ", regfiles=" + registeredFiles + ", polled=" + polled)
+                + (engine == Engine.RING
+                        ? ", fixedbufs=" + fixedBuffers + ", regfiles=" + registeredFiles + ", polled=" + polled : "")
                 + ", threads=" + threads;
     }
 }

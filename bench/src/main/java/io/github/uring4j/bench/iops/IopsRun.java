@@ -2,6 +2,9 @@ package io.github.uring4j.bench.iops;
 
 import com.sun.nio.file.ExtendedOpenOption;
 import io.github.uring4j.bench.UsageError;
+import io.github.uring4j.file.AsyncFile;
+import io.github.uring4j.file.FileOption;
+import io.github.uring4j.file.IoExecutor;
 import io.github.uring4j.ring.CqeHandler;
 import io.github.uring4j.ring.FileTarget;
 import io.github.uring4j.ring.IoUring;
@@ -12,8 +15,11 @@ import java.io.PrintStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
+import java.nio.channels.AsynchronousFileChannel;
+import java.nio.channels.CompletionHandler;
 import java.nio.channels.FileChannel;
 import java.nio.file.OpenOption;
+import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
@@ -47,6 +53,16 @@ final class IopsRun {
         final AtomicLong reapCalls = new AtomicLong();
         final AtomicLong reaped = new AtomicLong();
         final AtomicLong verified = new AtomicLong();
+
+        /** Release stores of a worker's running totals (one writer per Counters). */
+        void publish(long ios, long submitCalls, long submitted, long reapCalls, long reaped, long verified) {
+            this.ios.lazySet(ios);
+            this.submitCalls.lazySet(submitCalls);
+            this.submitted.lazySet(submitted);
+            this.reapCalls.lazySet(reapCalls);
+            this.reaped.lazySet(reaped);
+            this.verified.lazySet(verified);
+        }
     }
 
     record Result(double seconds, long ios, long submitCalls, long submitted, long reapCalls, long reaped,
@@ -58,9 +74,10 @@ final class IopsRun {
 
         String summary(IopsConfig cfg) {
             double bw = iops() * cfg.blockSize() / (1 << 20);
-            return String.format(Locale.ROOT, "%s%nSummary: IOPS=%s, BW=%.0fMiB/s, IOS/call=%d/%d, ios=%d in %.1fs%s",
-                    cfg.describe(), IopsCommand.si(iops()), bw, submitCalls == 0 ? 0 : submitted / submitCalls,
-                    reapCalls == 0 ? 0 : reaped / reapCalls, ios, seconds,
+            String calls = cfg.engine() != Engine.RING ? "" : String.format(Locale.ROOT, ", IOS/call=%d/%d",
+                    submitCalls == 0 ? 0 : submitted / submitCalls, reapCalls == 0 ? 0 : reaped / reapCalls);
+            return String.format(Locale.ROOT, "%s%nSummary: IOPS=%s, BW=%.0fMiB/s%s, ios=%d in %.1fs%s",
+                    cfg.describe(), IopsCommand.si(iops()), bw, calls, ios, seconds,
                     cfg.verify() > 0 ? ", verified=" + verified + " blocks, 0 mismatches" : "");
         }
 
@@ -74,8 +91,8 @@ final class IopsRun {
                             + "\"random\":%b,\"direct\":%b,\"fixed_buffers\":%b,\"registered_files\":%b,\"polled\":%b,"
                             + "\"threads\":%d,\"seconds\":%.3f,\"ios\":%d,\"iops\":%.1f,\"bw_mib_s\":%.2f,"
                             + "\"ios_per_submit\":%.2f,\"ios_per_reap\":%.2f,\"verified\":%d,\"per_second\":[%s]}",
-                    cfg.sync() ? "filechannel" : "io_uring", cfg.write() ? "write" : "read", cfg.blockSize(),
-                    cfg.sync() ? 1 : cfg.depth(), cfg.submitBatch(), cfg.completeBatch(), cfg.random(), cfg.direct(),
+                    cfg.engine().key, cfg.write() ? "write" : "read", cfg.blockSize(),
+                    cfg.engine().queued() ? cfg.depth() : 1, cfg.submitBatch(), cfg.completeBatch(), cfg.random(), cfg.direct(),
                     cfg.fixedBuffers(), cfg.registeredFiles(), cfg.polled(), cfg.threads(), seconds, ios, iops(),
                     iops() * cfg.blockSize() / (1 << 20), submitCalls == 0 ? 0.0 : (double) submitted / submitCalls,
                     reapCalls == 0 ? 0.0 : (double) reaped / reapCalls, verified, ps);
@@ -89,8 +106,11 @@ final class IopsRun {
             Counters c = new Counters();
             counters.add(c);
             int id = i;
-            Runnable body = cfg.sync() ? () -> guard(() -> new SyncWorker(id, c).run())
-                    : () -> guard(() -> new RingWorker(id, c).run());
+            Runnable body = switch (cfg.engine()) {
+                case SYNC -> () -> guard(() -> new SyncWorker(id, c).run());
+                case AFC, HANDLER, FUTURE -> () -> guard(() -> new QueuedWorker(id, c).run());
+                case RING -> () -> guard(() -> new RingWorker(id, c).run());
+            };
             workers.add(Thread.ofPlatform().name("iops-" + i).daemon().unstarted(body));
         }
         long start = System.nanoTime();
@@ -122,9 +142,11 @@ final class IopsRun {
             double iops = (ios - last) * 1e9 / (now - lastTime);
             perSecond.add(iops);
             if (progress != null && failure == null) {
-                progress.printf(Locale.ROOT, "IOPS=%s, BW=%.0fMiB/s, IOS/call=%d/%d%n", IopsCommand.si(iops),
-                        iops * cfg.blockSize() / (1 << 20), sc == lastSubmitCalls ? 0 : (sub - lastSubmitted) / (sc - lastSubmitCalls),
+                String calls = cfg.engine() != Engine.RING ? "" : String.format(Locale.ROOT, ", IOS/call=%d/%d",
+                        sc == lastSubmitCalls ? 0 : (sub - lastSubmitted) / (sc - lastSubmitCalls),
                         rc == lastReapCalls ? 0 : (rep - lastReaped) / (rc - lastReapCalls));
+                progress.printf(Locale.ROOT, "IOPS=%s, BW=%.0fMiB/s%s%n", IopsCommand.si(iops),
+                        iops * cfg.blockSize() / (1 << 20), calls);
             }
             last = ios;
             lastSubmitCalls = sc;
@@ -374,12 +396,7 @@ final class IopsRun {
                 if (mismatchAt >= 0) {
                     throw new IllegalStateException("verification failed: wrong data at file offset " + mismatchAt);
                 }
-                counters.ios.lazySet(ios);
-                counters.submitCalls.lazySet(submitCalls);
-                counters.submitted.lazySet(submitted);
-                counters.reapCalls.lazySet(reapCalls);
-                counters.reaped.lazySet(reaped);
-                counters.verified.lazySet(verified);
+                counters.publish(ios, submitCalls, submitted, reapCalls, reaped, verified);
             }
             // Drain what is still in flight so no buffer is freed under the kernel.
             while (freeTop < depth) {
@@ -422,6 +439,189 @@ final class IopsRun {
                         + ": O_DIRECT needs block size, offset and buffer aligned to the device's logical block size");
             }
             return new IllegalStateException(op + " failed: " + errnoName(res) + " at offset " + offset);
+        }
+    }
+
+    /** One open file of a completion-based engine: starts a transfer that reports to {@code handler}. */
+    private interface AsyncTarget extends AutoCloseable {
+        void read(ByteBuffer dst, long position, CompletionHandler<Integer, Void> handler);
+
+        void write(ByteBuffer src, long position, CompletionHandler<Integer, Void> handler);
+
+        @Override
+        void close() throws IOException;
+    }
+
+    private AsyncTarget openAsync(Path path, IoExecutor executor) throws Exception {
+        List<OpenOption> opts = new ArrayList<>();
+        opts.add(StandardOpenOption.READ);
+        if (cfg.write()) {
+            opts.add(StandardOpenOption.WRITE);
+        }
+        switch (cfg.engine()) {
+            case AFC -> {
+                if (cfg.direct()) {
+                    opts.add(ExtendedOpenOption.DIRECT);
+                }
+                AsynchronousFileChannel ch = AsynchronousFileChannel.open(path, opts.toArray(OpenOption[]::new));
+                return new AsyncTarget() {
+                    public void read(ByteBuffer dst, long position, CompletionHandler<Integer, Void> h) {
+                        ch.read(dst, position, null, h);
+                    }
+
+                    public void write(ByteBuffer src, long position, CompletionHandler<Integer, Void> h) {
+                        ch.write(src, position, null, h);
+                    }
+
+                    public void close() throws IOException {
+                        ch.close();
+                    }
+                };
+            }
+            case HANDLER, FUTURE -> {
+                if (cfg.direct()) {
+                    opts.add(FileOption.DIRECT);
+                }
+                AsyncFile f = AsyncFile.open(executor, path, opts.toArray(OpenOption[]::new)).get();
+                boolean futures = cfg.engine() == Engine.FUTURE;
+                return new AsyncTarget() {
+                    public void read(ByteBuffer dst, long position, CompletionHandler<Integer, Void> h) {
+                        if (futures) {
+                            f.read(dst, position).whenComplete((n, e) -> complete(h, n, e));
+                        } else {
+                            f.read(dst, position, null, h);
+                        }
+                    }
+
+                    public void write(ByteBuffer src, long position, CompletionHandler<Integer, Void> h) {
+                        if (futures) {
+                            f.write(src, position).whenComplete((n, e) -> complete(h, n, e));
+                        } else {
+                            f.write(src, position, null, h);
+                        }
+                    }
+
+                    public void close() throws IOException {
+                        f.close();
+                    }
+                };
+            }
+            default -> throw new IllegalStateException(cfg.engine() + " is not completion-based");
+        }
+    }
+
+    private static void complete(CompletionHandler<Integer, Void> h, Integer n, Throwable e) {
+        if (e != null) {
+            h.failed(e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e, null);
+        } else {
+            h.completed(n, null);
+        }
+    }
+
+    /**
+     * A completion-based engine (JDK {@code AsynchronousFileChannel}, uring4j {@code AsyncFile} with handlers or
+     * futures): {@code -d} operations in flight, each completion verifying its block and issuing the next one for
+     * its slot, so a slot's state is only ever touched by one completion at a time.
+     */
+    private final class QueuedWorker {
+        private final Counters counters;
+        private final int id;
+
+        QueuedWorker(int id, Counters counters) {
+            this.id = id;
+            this.counters = counters;
+        }
+
+        void run() throws Exception {
+            int bs = cfg.blockSize();
+            int depth = cfg.depth();
+            List<AsyncTarget> targets = new ArrayList<>();
+            java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
+            IoExecutor executor = cfg.engine() == Engine.AFC ? null
+                    : IoExecutor.builder().loops(1).entries(Math.max(64, Integer.highestOneBit(depth * 2 - 1) * 2))
+                            .name("iops-loop-" + id).build();
+            try {
+                for (IopsConfig.Target t : cfg.targets()) {
+                    targets.add(openAsync(t.path(), executor));
+                }
+                final class Slot implements CompletionHandler<Integer, Void> {
+                    final ByteBuffer buf = ByteBuffer.allocateDirect(bs + 4096).alignedSlice(4096).limit(bs).slice();
+                    final MemorySegment seg = MemorySegment.ofBuffer(buf);
+                    final Offsets offsets;
+                    int file;
+                    long off;
+
+                    Slot(int n) {
+                        offsets = new Offsets(id * 65_536 + n);
+                    }
+
+                    void next() {
+                        if (stop) {
+                            inFlight.decrementAndGet();
+                            return;
+                        }
+                        file = offsets.file();
+                        off = offsets.offset(file);
+                        buf.clear();
+                        if (cfg.write()) {
+                            PatternFile.fill(seg, off);
+                            targets.get(file).write(buf, off, this);
+                        } else {
+                            targets.get(file).read(buf, off, this);
+                        }
+                    }
+
+                    @Override
+                    public void completed(Integer n, Void unused) {
+                        if (n < 0) {
+                            failed(new java.io.EOFException("unexpected EOF at offset " + off), null);
+                            return;
+                        }
+                        if (buf.hasRemaining()) { // finish a short transfer
+                            long at = off + buf.position();
+                            if (cfg.write()) {
+                                targets.get(file).write(buf, at, this);
+                            } else {
+                                targets.get(file).read(buf, at, this);
+                            }
+                            return;
+                        }
+                        if (!cfg.write() && cfg.verify() > 0) {
+                            long bad = PatternFile.check(seg, off, cfg.verify());
+                            if (bad >= 0) {
+                                failed(new IllegalStateException("verification failed: wrong data at file offset " + bad), null);
+                                return;
+                            }
+                            counters.verified.incrementAndGet();
+                        }
+                        counters.ios.incrementAndGet();
+                        next();
+                    }
+
+                    @Override
+                    public void failed(Throwable exc, Void unused) {
+                        if (failure == null) {
+                            failure = exc;
+                        }
+                        stop = true;
+                        inFlight.decrementAndGet();
+                    }
+                }
+                inFlight.set(depth);
+                for (int i = 0; i < depth; i++) {
+                    new Slot(i).next();
+                }
+                while (inFlight.get() > 0) {
+                    Thread.sleep(1);
+                }
+            } finally {
+                for (AsyncTarget t : targets) {
+                    t.close();
+                }
+                if (executor != null) {
+                    executor.close();
+                }
+            }
         }
     }
 
@@ -481,12 +681,7 @@ final class IopsRun {
                         }
                         ios++;
                     }
-                    counters.ios.lazySet(ios);
-                    counters.submitCalls.lazySet(ios);
-                    counters.submitted.lazySet(ios);
-                    counters.reapCalls.lazySet(ios);
-                    counters.reaped.lazySet(ios);
-                    counters.verified.lazySet(verified);
+                    counters.publish(ios, ios, ios, ios, ios, verified);
                 }
             } finally {
                 for (FileChannel c : channels) {

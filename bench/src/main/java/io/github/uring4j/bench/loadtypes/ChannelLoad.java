@@ -28,8 +28,7 @@ public final class ChannelLoad implements LoadStrategy {
         if (s.direct()) {
             opts.add(ExtendedOpenOption.DIRECT);
         }
-        ByteBuffer bb = ByteBuffer.allocateDirect(s.ioSize() + 4096).alignedSlice(4096);
-        bb.limit(s.ioSize());
+        ByteBuffer bb = io.github.uring4j.bench.common.Buffers.alignedDirect(s.ioSize());
         MemorySegment seg = MemorySegment.ofBuffer(bb);
         ByteBuffer pattern = s.pattern().asByteBuffer();
         try (FileChannel ch = FileChannel.open(s.file(), opts.toArray(new OpenOption[0]))) {

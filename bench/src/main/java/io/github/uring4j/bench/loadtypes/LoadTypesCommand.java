@@ -45,10 +45,10 @@ public final class LoadTypesCommand implements Callable<Integer> {
     }
 
     @Option(names = "--dir", description = "Directory for the test files (default: ${DEFAULT-VALUE}).")
-    Path dir = Path.of(System.getProperty("java.io.tmpdir"), "uring4j-loadtypes");
+    public Path dir = Path.of(System.getProperty("java.io.tmpdir"), "uring4j-loadtypes");
 
     @Option(names = "--size", split = ",", description = "File sizes (default: 64M,256M).")
-    List<String> sizes = List.of("64M", "256M");
+    public List<String> sizes = List.of("64M", "256M");
 
     @Option(names = "--loads", split = ",", description = "Load types (default: all four).")
     List<String> loads = List.of("seq-read", "append-write", "random-read", "random-write");
@@ -66,22 +66,22 @@ public final class LoadTypesCommand implements Callable<Integer> {
     int depth = 16;
 
     @Option(names = "--direct", description = "O_DIRECT for channel and ring (sizes must be multiples of 512); mmap is skipped.")
-    boolean direct;
+    public boolean direct;
 
     @Option(names = "--fsync", description = "End each write pass with fsync (fdatasync), inside the timing.")
     boolean fsync;
 
     @Option(names = "--cache", description = "Page cache before each read pass: warm (as written) or cold (dropped) (default: ${DEFAULT-VALUE}).")
-    String cache = "warm";
+    public String cache = "warm";
 
     @Option(names = "--min-time", description = "Repeat a measurement until this many seconds have passed (default: ${DEFAULT-VALUE}).")
-    double minTime = 0.5;
+    public double minTime = 0.5;
 
     @Option(names = "--json", description = "Also write the rows to this JSON file.")
     Path json;
 
     @Option(names = {"-q", "--quiet"}, description = "No progress display.")
-    boolean quiet;
+    public boolean quiet;
 
     @Override
     public Integer call() throws Exception {
@@ -183,6 +183,7 @@ public final class LoadTypesCommand implements Callable<Integer> {
                                 checkWritten(target, size, pattern, seq, st.name() + " " + load.label);
                             }
                             Result r = new Result("loadtype-" + load.label, st.name())
+                                    .param("load", load.label).param("category", load.label + " " + Sizes.format(size))
                                     .param("size", Sizes.format(size)).param("io", Sizes.format(io))
                                     .param("depth", st.name().equals("ring") ? depth : 1)
                                     .param("direct", direct).param("fsync", fsync).param("passes", passes)

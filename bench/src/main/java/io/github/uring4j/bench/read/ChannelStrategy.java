@@ -34,6 +34,11 @@ public final class ChannelStrategy implements ReadStrategy {
     }
 
     @Override
+    public int inFlightPerWorker(ReadConfig cfg) {
+        return virtual ? cfg.depth() : 1;
+    }
+
+    @Override
     public int workers(ReadConfig cfg) {
         return virtual ? cfg.threads() * cfg.depth() : cfg.threads();
     }
@@ -58,8 +63,7 @@ public final class ChannelStrategy implements ReadStrategy {
         return new Session() {
             @Override
             public void run(int worker, WorkerContext ctx) throws IOException {
-                ByteBuffer bb = ByteBuffer.allocateDirect(2 * BlockData.BLOCK_SIZE).alignedSlice(BlockData.BLOCK_SIZE);
-                bb.limit(BlockData.BLOCK_SIZE);
+                ByteBuffer bb = io.github.uring4j.bench.common.Buffers.alignedDirect(BlockData.BLOCK_SIZE);
                 MemorySegment seg = MemorySegment.ofBuffer(bb);
                 long end = ctx.end();
                 long now = System.nanoTime();

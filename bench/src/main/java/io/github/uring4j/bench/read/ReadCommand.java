@@ -38,13 +38,14 @@ public final class ReadCommand implements Callable<Integer> {
         STRATEGIES.put("mmap", MmapStrategy::new);
         STRATEGIES.put("channel", () -> new ChannelStrategy(false));
         STRATEGIES.put("channel-vthreads", () -> new ChannelStrategy(true));
+        STRATEGIES.put("async", AsyncStrategy::new);
     }
 
     @Option(names = "--dir", description = "Data set directory (default: ${DEFAULT-VALUE}).")
     Path dir = GenerateCommand.defaultDir();
 
     @Option(names = {"-s", "--strategy"}, split = ",",
-            description = "Strategies, comma-separated: ring, mmap, channel, channel-vthreads (default: ring,mmap,channel).")
+            description = "Strategies, comma-separated: ring, mmap, channel, channel-vthreads, async (default: ring,mmap,channel).")
     List<String> strategies = List.of("ring", "mmap", "channel");
 
     @Option(names = {"-t", "--threads"}, description = "Worker threads (default: ${DEFAULT-VALUE}).")
@@ -58,7 +59,7 @@ public final class ReadCommand implements Callable<Integer> {
     double duration = 10;
 
     @Option(names = "--warmup", description = "Unrecorded seconds before measuring (default: ${DEFAULT-VALUE}).")
-    double warmup = 1;
+    double warmup = 2;
 
     @Option(names = "--direct", description = "Open with O_DIRECT (ring, channel); mmap is skipped.")
     boolean direct;

@@ -40,7 +40,7 @@ public final class ReadRun {
                 Histogram h = Latency.histogram();
                 AtomicLong c = new AtomicLong();
                 WorkerContext ctx = new WorkerContext(ds, strategy.name(), measureStart, end,
-                        cfg.seed() * 1_000_003L + w, h, c, corruption);
+                        cfg.seed() * 1_000_003L + w, h, c, corruption, cfg.verify());
                 hists.add(h);
                 counters.add(c);
                 ctxs.add(ctx);
@@ -97,6 +97,7 @@ public final class ReadRun {
                         .param("depth", strategy.inFlightPerWorker(cfg))
                         .param("workers", n)
                         .param("direct", cfg.direct())
+                        .param("verify", cfg.verify())
                         .param("files", ds.files())
                         .param("blocks", ds.blocks())
                         .primary("ops_per_s", "reads/s");

@@ -21,11 +21,13 @@ public final class WorkerContext {
     private final Histogram histogram;
     private final AtomicLong progress;
     private final Corruption corruption;
+    private final boolean verify;
     private long measured;
     private long done;
 
     WorkerContext(DataSet ds, String strategy, long measureStart, long end, long seed, Histogram histogram,
-                  AtomicLong progress, Corruption corruption) {
+                  AtomicLong progress, Corruption corruption, boolean verify) {
+        this.verify = verify;
         this.ds = ds;
         this.strategy = strategy;
         this.measureStart = measureStart;
@@ -55,7 +57,7 @@ public final class WorkerContext {
     public void completed(long startNanos, long nowNanos, int file, long offset, long res, MemorySegment buf, long bufOffset) {
         if (res != BlockData.BLOCK_SIZE) {
             corruption.recordShort(strategy, ds.file(file).getFileName().toString(), offset, res);
-        } else {
+        } else if (verify) {
             long bad = BlockData.verify(buf, bufOffset, file, offset, BlockData.BLOCK_SIZE);
             if (bad >= 0) {
                 corruption.record(strategy, ds.file(file).getFileName().toString(), file, bad,

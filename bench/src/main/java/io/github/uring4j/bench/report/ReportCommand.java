@@ -1,0 +1,277 @@
+package io.github.uring4j.bench.report;
+
+import io.github.uring4j.bench.UsageError;
+import io.github.uring4j.bench.common.Environment;
+import io.github.uring4j.bench.common.PageCache;
+import io.github.uring4j.bench.common.Result;
+import io.github.uring4j.bench.common.ResultFile;
+import io.github.uring4j.bench.data.Corruption;
+import io.github.uring4j.bench.data.DataSet;
+import io.github.uring4j.bench.data.Generator;
+import io.github.uring4j.bench.fio.Fio;
+import io.github.uring4j.bench.fio.FioCommand;
+import io.github.uring4j.bench.loadtypes.LoadTypesCommand;
+import io.github.uring4j.bench.read.ReadCommand;
+import io.github.uring4j.bench.read.ReadConfig;
+import io.github.uring4j.bench.read.ReadRun;
+import io.github.uring4j.bench.read.ReadStrategy;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.stream.Stream;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code report}: runs a compact suite on generated data (or collects earlier JSON results) and writes
+ * {@code report.md}, {@code report.html}, the charts and the rows as JSON.
+ */
+@Command(name = "report", mixinStandardHelpOptions = true,
+        description = "Run a compact benchmark suite on generated data in a temporary directory (or collect earlier "
+                + "--json results) and write one Markdown and one HTML page with a table and PNG charts per workload.")
+public final class ReportCommand implements Callable<Integer> {
+
+    @Option(names = "--dir", description = "Directory for generated data (default: ${DEFAULT-VALUE}); never inside the repository.")
+    Path dir = Path.of(System.getProperty("java.io.tmpdir"), "uring4j-report-data");
+
+    @Option(names = "--out", description = "Output directory (default: ${DEFAULT-VALUE}).")
+    Path out = Path.of("report");
+
+    @Option(names = "--collect", split = ",", description = "Instead of running, render these result JSON files (or directories of them): "
+            + "results.json / --json output of read, loadtypes, fio, report, and JMH's -rf json output.")
+    List<Path> collect;
+
+    @Option(names = "--duration", description = "Measured seconds per read row (default: ${DEFAULT-VALUE}).")
+    double duration = 4;
+
+    @Option(names = "--quick", description = "Tiny data and one-second rows: checks the pipeline, measures little.")
+    boolean quick;
+
+    @Option(names = "--keep-data", description = "Leave the generated data in --dir afterwards.")
+    boolean keepData;
+
+    @Option(names = {"-q", "--quiet"}, description = "No progress display.")
+    boolean quiet;
+
+    @Override
+    public Integer call() throws Exception {
+        List<Section> sections;
+        Environment env;
+        List<String> notes = new ArrayList<>();
+        if (collect != null) {
+            sections = new ArrayList<>();
+            env = null;
+            for (Path p : expand(collect)) {
+                if (JmhResults.isJmh(p)) {
+                    sections.addAll(JmhResults.read(p));
+                    continue;
+                }
+                ResultFile rf = ResultFile.read(p);
+                if (rf == null || rf.results == null) {
+                    continue;
+                }
+                env = env == null ? rf.environment : env;
+                Map<String, List<Result>> byWorkload = new LinkedHashMap<>();
+                for (Result r : rf.results) {
+                    if (r.params.containsKey("load") && !r.params.containsKey("category")) {
+                        r.params.put("category", r.params.get("load") + " " + r.params.get("size"));
+                    }
+                    String w = r.params.containsKey("category") && r.params.containsKey("load") ? "Load types" : r.workload;
+                    byWorkload.computeIfAbsent(w, k -> new ArrayList<>()).add(r);
+                }
+                byWorkload.forEach((w, rows) -> sections.add(new Section(w, rf.command, rows)));
+            }
+            if (sections.isEmpty()) {
+                throw new UsageError("no results found in " + collect);
+            }
+            if (env == null) {
+                env = Environment.capture(null, null);
+            }
+        } else {
+            checkNotInRepo(dir);
+            sections = runSuite(notes);
+            env = environment;
+        }
+        write(env, notes, sections);
+        return 0;
+    }
+
+    private List<Path> expand(List<Path> paths) throws IOException {
+        List<Path> files = new ArrayList<>();
+        for (Path p : paths) {
+            if (Files.isDirectory(p)) {
+                try (Stream<Path> s = Files.list(p)) {
+                    s.filter(f -> f.toString().endsWith(".json")).sorted().forEach(files::add);
+                }
+            } else if (Files.isRegularFile(p)) {
+                files.add(p);
+            } else {
+                throw new UsageError("no such result file or directory: " + p);
+            }
+        }
+        return files;
+    }
+
+    private static void checkNotInRepo(Path dir) {
+        Path abs = dir.toAbsolutePath().normalize();
+        for (Path p = abs; p != null; p = p.getParent()) {
+            if (Files.exists(p.resolve(".git"))) {
+                throw new UsageError("--dir " + dir + " is inside a git work tree (" + p + "); generated data belongs in a temporary directory");
+            }
+        }
+    }
+
+    private Environment environment;
+
+    private List<Section> runSuite(List<String> notes) throws Exception {
+        int files = quick ? 2 : 4;
+        long blocks = quick ? 1024 : 16384;
+        double secs = quick ? 0.5 : duration;
+        long warm = quick ? 100_000_000L : 1_000_000_000L;
+        List<Section> sections = new ArrayList<>();
+        Path data = dir.resolve("dataset");
+        DataSet ds = Generator.ensure(data, files, blocks, quiet);
+        String gen = "uring4j-bench generate --dir DIR --files " + files + " --blocks " + blocks;
+        notes.add("Data: " + files + " files of " + blocks + " blocks of 4 KiB (" + (ds.totalBytes() >> 20) + " MiB), "
+                + "generated with `" + gen + "`. Every block read is verified against its hash. Ratios are the figures of one run "
+                + "on a shared machine: compare rows within a table, not across runs.");
+        environment = Environment.capture(data, null);
+        try {
+            // 0. the JIT: the first seconds of a strategy in a fresh JVM run interpreted code and compile the FFM
+            // paths; one unrecorded pass of each keeps that out of every table.
+            ReadCommand.prepareCache(ds, "warm");
+            for (String st : List.of("ring", "async", "mmap", "channel")) {
+                ReadRun.run(ds, ReadCommand.STRATEGIES.get(st).get(), new ReadConfig(1, 32, false, 7), 0,
+                        quick ? 200_000_000L : 2_000_000_000L, new Corruption(), true);
+            }
+            // 1. cached random reads, 1 and 2 threads
+            for (int threads : quick ? new int[] {1} : new int[] {1, 2}) {
+                List<Result> rows = new ArrayList<>();
+                for (String st : List.of("ring", "async", "mmap", "channel", "channel-vthreads")) {
+                    rows.add(read(ds, st, threads, 32, false, "warm", warm, secs));
+                }
+                sections.add(new Section("Random 4 KiB reads, page cache, " + threads + " thread" + (threads > 1 ? "s" : ""),
+                        "uring4j-bench read --dir DIR --threads " + threads + " --depth 32 --cache warm --duration " + fmt(secs)
+                                + " -s ring,async,mmap,channel,channel-vthreads", rows));
+            }
+            // 2. O_DIRECT random reads (device-bound)
+            List<Result> direct = new ArrayList<>();
+            for (String st : List.of("ring", "async", "channel", "channel-vthreads")) {
+                int depth = st.equals("ring") || st.equals("async") ? 128 : st.equals("channel") ? 1 : 32;
+                direct.add(read(ds, st, 1, depth, true, "cold", warm, secs));
+            }
+            sections.add(new Section("Random 4 KiB reads, O_DIRECT, 1 thread",
+                    "uring4j-bench read --dir DIR --direct --threads 1 --depth 128 -s ring,async,channel; --depth 32 -s channel-vthreads",
+                    direct));
+            // 3. fio beside us
+            String fio = Fio.find();
+            if (fio != null) {
+                ReadCommand.prepareCache(ds, "warm");
+                sections.add(new Section("fio and uring4j, random 4 KiB reads, page cache, depth 32",
+                        "uring4j-bench fio --dir DIR --engine io_uring,psync --depth 32 --duration " + fmt(secs),
+                        FioCommand.compare(fio, ds, quick ? List.of("io_uring") : List.of("io_uring", "psync"), 32, 1,
+                                Math.max(1, secs), false, "warm", quiet)));
+                if (!quick) {
+                    sections.add(new Section("fio and uring4j, random 4 KiB reads, O_DIRECT, depth 128",
+                            "uring4j-bench fio --dir DIR --engine io_uring --direct --depth 128 --duration " + fmt(secs),
+                            FioCommand.compare(fio, ds, List.of("io_uring"), 128, 1, secs, true, "cold", quiet)));
+                }
+                notes.add("fio: " + Fio.version(fio) + " (the fio harness itself, not its t/io_uring tool).");
+            } else {
+                notes.add("fio is not installed: no fio rows (apt-get install fio).");
+            }
+            // 4. load types
+            LoadTypesCommand lt = new LoadTypesCommand();
+            lt.dir = dir.resolve("loadtypes");
+            lt.sizes = quick ? List.of("8M") : List.of("64M", "256M");
+            lt.minTime = quick ? 0.1 : 0.5;
+            lt.quiet = quiet;
+            List<Result> ltRows = lt.run();
+            sections.add(new Section("Load types (page cache)", "uring4j-bench loadtypes --size " + String.join(",", lt.sizes)
+                    + " --min-time " + fmt(lt.minTime), ltRows));
+        } finally {
+            if (!keepData) {
+                deleteTree(dir);
+            }
+        }
+        return sections;
+    }
+
+    private Result read(DataSet ds, String strategy, int threads, int depth, boolean direct, String cache, long warm,
+                        double secs) throws Exception {
+        ReadCommand.prepareCache(ds, cache);
+        String state = PageCache.describe(PageCache.residentFraction(ReadCommandFiles.of(ds)));
+        ReadStrategy s = ReadCommand.STRATEGIES.get(strategy).get();
+        Corruption c = new Corruption();
+        Result r = ReadRun.run(ds, s, new ReadConfig(threads, depth, direct, 42), warm, (long) (secs * 1e9), c, quiet);
+        if (c.count() > 0) {
+            throw new IllegalStateException(strategy + ": " + c.count() + " reads returned wrong data, e.g. " + c.examples().iterator().next());
+        }
+        r.param("cache_before", state);
+        if (!quiet) {
+            System.err.println(ReadCommand.format(r));
+        }
+        return r;
+    }
+
+    private void write(Environment env, List<String> notes, List<Section> sections) throws IOException {
+        Files.createDirectories(out);
+        Path charts = out.resolve("charts");
+        Map<Section, List<String>> pngs = new LinkedHashMap<>();
+        for (Section s : sections) {
+            List<String> l = new ArrayList<>();
+            l.add(Charts.throughput(s, charts));
+            if (s.hasLatency()) {
+                l.add(Charts.latency(s, charts));
+            }
+            pngs.put(s, l);
+        }
+        String title = "uring4j benchmark report";
+        Files.writeString(out.resolve("report.md"), Render.markdown(title, env, notes, sections, pngs));
+        Files.writeString(out.resolve("report.html"), Render.html(title, env, notes, sections, pngs));
+        List<Result> all = new ArrayList<>();
+        for (Section s : sections) {
+            for (Result r : s.rows) {
+                if (!r.params.containsKey("load")) {
+                    r.workload = s.title;
+                }
+                all.add(r);
+            }
+        }
+        new ResultFile("report", env, all).write(out.resolve("results.json"));
+        System.out.println("wrote " + out.resolve("report.md") + ", " + out.resolve("report.html") + " and " + pngs.values().stream()
+                .mapToInt(List::size).sum() + " charts");
+    }
+
+    private static String fmt(double d) {
+        return d == Math.rint(d) ? Long.toString((long) d) : String.format(Locale.ROOT, "%.1f", d);
+    }
+
+    private static void deleteTree(Path p) throws IOException {
+        if (!Files.exists(p)) {
+            return;
+        }
+        try (Stream<Path> s = Files.walk(p)) {
+            for (Path f : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(f);
+            }
+        }
+    }
+
+    /** The data set's files as a list. */
+    static final class ReadCommandFiles {
+        static List<Path> of(DataSet ds) {
+            List<Path> l = new ArrayList<>();
+            for (int i = 0; i < ds.files(); i++) {
+                l.add(ds.file(i));
+            }
+            return l;
+        }
+    }
+}

@@ -1,0 +1,80 @@
+package io.github.uring4j.bench.report;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.uring4j.bench.common.Environment;
+import io.github.uring4j.bench.common.Result;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class RenderTest {
+
+    private static Result read(String strategy, double ops) {
+        Result r = new Result("random-read-4k", strategy).param("threads", 1).param("depth", 32).primary("ops_per_s", "reads/s");
+        r.metric("ops_per_s", ops).metric("cpu_us_per_op", 1.5);
+        for (String n : new String[] {"p50", "p90", "p99", "p999", "p9999", "max"}) {
+            r.metric(n + "_ns", 2000);
+        }
+        return r;
+    }
+
+    private static Environment env() {
+        Environment e = new Environment();
+        e.cpu = "Test CPU";
+        e.cores = 2;
+        e.ram = "1 GiB";
+        e.kernel = "6.1";
+        e.jdk = "25";
+        e.fileSystem = "ext4 on /dev/x (mounted at /)";
+        e.pageCache = "cached";
+        e.date = "now";
+        return e;
+    }
+
+    @Test
+    void readTableComparesWithChannel() {
+        Section s = new Section("Reads", "cmd", List.of(read("ring", 300), read("channel", 100)));
+        List<List<String>> t = Render.table(s);
+        assertEquals("× channel", t.get(0).get(4));
+        assertEquals("3.00", t.get(1).get(4));
+        assertEquals("2.00", t.get(1).get(6));
+    }
+
+    @Test
+    void loadTypesBecomeAGrid() {
+        Result a = new Result("loadtype-seq-read", "channel").param("category", "seq-read 64M")
+                .primary("gb_per_s", "GB/s").metric("gb_per_s", 2);
+        Result b = new Result("loadtype-seq-read", "ring").param("category", "seq-read 64M")
+                .primary("gb_per_s", "GB/s").metric("gb_per_s", 3);
+        List<List<String>> t = Render.table(new Section("Load types", null, List.of(a, b)));
+        assertEquals(List.of("case", "channel GB/s", "ring GB/s", "ring / channel"), t.get(0));
+        assertEquals(List.of("seq-read 64M", "2.000", "3.000", "1.50×"), t.get(1));
+    }
+
+    @Test
+    void timePerOperationRatiosAreInverted() {
+        Result a = new Result("b", "ringWholeFile").param("category", "-").primary("score", "us/op").metric("score", 50);
+        Result b = new Result("b", "fileSizeBuffer").param("category", "-").primary("score", "us/op").metric("score", 100);
+        List<List<String>> t = Render.table(new Section("Buffering", null, List.of(a, b)));
+        assertEquals("2.00×", t.get(1).get(3));
+    }
+
+    @Test
+    void pagesNameTheEnvironmentAndCharts(@TempDir Path dir) throws Exception {
+        Section s = new Section("Reads <1>", "cmd", List.of(read("ring", 300), read("channel", 100)));
+        List<String> charts = List.of(Charts.throughput(s, dir), Charts.latency(s, dir));
+        assertTrue(Files.size(dir.resolve(charts.get(0))) > 1000);
+        String md = Render.markdown("T", env(), List.of(), List.of(s), Map.of(s, charts));
+        assertTrue(md.contains("Test CPU, 2 cores, 1 GiB RAM"));
+        assertTrue(md.contains("| ring | 1 | 32 | 300 | 3.00 |"));
+        assertTrue(md.contains("charts/reads-1-latency.png"));
+        String html = Render.html("T", env(), List.of(), List.of(s), Map.of(s, charts));
+        assertTrue(html.contains("Reads &lt;1&gt;"));
+        assertTrue(html.contains("ext4 on /dev/x"));
+    }
+}
