@@ -570,7 +570,10 @@ public final class AsyncFile implements AutoCloseable {
 
     // ============================================================================================ the rest
 
-    /** The file's size ({@code statx}). */
+    /**
+     * The file's size ({@code statx}). A {@linkplain FileOption#REGISTERED registered} file has no descriptor to
+     * ask, so its size is taken by path.
+     */
     public CompletableFuture<Long> size() {
         return future(op(Op.SIZE, Op.R_LONG));
     }
