@@ -672,4 +672,22 @@ abstract class AsyncFileContract {
     static Set<StandardOpenOption> rw() {
         return Set.of(StandardOpenOption.READ, StandardOpenOption.WRITE);
     }
+
+    /** Per-operation timeout: io_uring attaches LINK_TIMEOUT; the threads backend reports it from a timer. */
+    @Test
+    void readWithTimeoutFailsWithInterruptedByTimeout() throws Exception {
+        Path fifo = TestFiles.fifo(dir, "fifoT");
+        try (AsyncFile f = open(fifo, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            Throwable t = failure(f.read(ByteBuffer.allocateDirect(8), 0, java.time.Duration.ofMillis(50)));
+            assertInstanceOf(java.nio.channels.InterruptedByTimeoutException.class, t);
+            // Unblock a threads-backend worker still sitting in read(2); on io_uring the byte just waits in the pipe.
+            try (var w = java.nio.channels.FileChannel.open(fifo, StandardOpenOption.WRITE)) {
+                w.write(ByteBuffer.wrap(new byte[1]));
+            }
+            Path p = file("regularT", new byte[100]);
+            try (AsyncFile g = open(p)) {
+                assertEquals(100, get(g.read(ByteBuffer.allocateDirect(200), 0, java.time.Duration.ofSeconds(10))));
+            }
+        }
+    }
 }
