@@ -570,7 +570,8 @@ final class UringLoop implements Runnable, CqeHandler {
                 op.cqes = 1;
             }
             case Op.SYNC_RANGE -> {
-                s.syncFileRange(f.target, op.position, (int) Math.min(op.arg, Integer.MAX_VALUE), op.flags)
+                // A range too long for the SQE's length becomes 0, "to the end of the file": more, never less.
+                s.syncFileRange(f.target, op.position, op.arg > Integer.MAX_VALUE ? 0 : (int) op.arg, op.flags)
                         .userData(ud(slot, SUB_MAIN));
                 op.cqes = 1;
             }
@@ -1057,7 +1058,4 @@ final class UringLoop implements Runnable, CqeHandler {
         return sb.toString();
     }
 
-    IoUring ringForTests() {
-        return ring;
-    }
 }

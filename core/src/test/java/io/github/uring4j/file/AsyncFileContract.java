@@ -32,8 +32,6 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -667,10 +665,6 @@ abstract class AsyncFileContract {
     @SuppressWarnings({"unchecked", "rawtypes"})
     static <V> CompletionHandler<V, String> as(CompletionHandler h) {
         return h;
-    }
-
-    static Set<StandardOpenOption> rw() {
-        return Set.of(StandardOpenOption.READ, StandardOpenOption.WRITE);
     }
 
     /** Per-operation timeout: io_uring attaches LINK_TIMEOUT; the threads backend reports it from a timer. */

@@ -3,7 +3,6 @@ package io.github.uring4j.file;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.zip.CRC32C;
@@ -142,13 +141,5 @@ public final class ChildMain {
         ByteBuffer b = ByteBuffer.allocate(4096);
         record(b, i);
         return b.equals(ByteBuffer.wrap(file, (int) (i * 4096), 4096));
-    }
-
-    static Path self() {
-        return Path.of(System.getProperty("java.class.path"));
-    }
-
-    static boolean exists(Path p) {
-        return Files.exists(p);
     }
 }
