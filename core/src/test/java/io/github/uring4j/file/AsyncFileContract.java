@@ -684,4 +684,30 @@ abstract class AsyncFileContract {
             }
         }
     }
+
+    /** Offsets are longs: a sparse file written and read past 4 GiB lands where asked. */
+    @Test
+    void offsetsPastFourGiB() throws Exception {
+        Path p = dir.resolve("sparse");
+        long far = (5L << 30) + 12345;
+        try (AsyncFile f = open(p, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE,
+                StandardOpenOption.SPARSE)) {
+            byte[] data = pattern(3000, 23);
+            assertEquals(3000, get(f.writeFully(direct(data), far)));
+            assertEquals(far + 3000, get(f.size()));
+            ByteBuffer b = ByteBuffer.allocateDirect(3000);
+            assertEquals(3000, get(f.readFully(b, far)));
+            byte[] back = new byte[3000];
+            b.flip().get(back);
+            assertArrayEquals(data, back);
+            ByteBuffer zero = ByteBuffer.allocate(16);
+            assertEquals(16, get(f.read(zero, 1L << 32)));
+            assertArrayEquals(new byte[16], zero.array());
+        }
+        try (var ch = java.nio.channels.FileChannel.open(p)) {
+            ByteBuffer b = ByteBuffer.allocate(1);
+            ch.read(b, far);
+            assertEquals(pattern(3000, 23)[0], b.get(0));
+        }
+    }
 }
