@@ -448,6 +448,12 @@ public final class AsyncFile implements AutoCloseable {
         handler(transfer(Op.READ, dst, position, false, null), attachment, handler);
     }
 
+    /** As {@link #read(ByteBuffer, long, Object, CompletionHandler)}, failing with InterruptedByTimeoutException after {@code timeout}. */
+    public <A> void read(ByteBuffer dst, long position, Duration timeout, A attachment,
+            CompletionHandler<Integer, ? super A> handler) {
+        handler(transfer(Op.READ, dst, position, false, Objects.requireNonNull(timeout)), attachment, handler);
+    }
+
     /** Reads into all of {@code dst}: bytes read, or -1 at end of file. */
     public CompletableFuture<Integer> read(MemorySegment dst, long position) {
         return future(transfer(Op.READ, dst, position, false, null));
@@ -460,6 +466,11 @@ public final class AsyncFile implements AutoCloseable {
     public <A> void read(MemorySegment dst, long position, A attachment,
             CompletionHandler<Integer, ? super A> handler) {
         handler(transfer(Op.READ, dst, position, false, null), attachment, handler);
+    }
+
+    public <A> void read(MemorySegment dst, long position, Duration timeout, A attachment,
+            CompletionHandler<Integer, ? super A> handler) {
+        handler(transfer(Op.READ, dst, position, false, Objects.requireNonNull(timeout)), attachment, handler);
     }
 
     /** Fills {@code dst}'s remaining bytes, resubmitting short reads; EOFException if the file ends first. */
@@ -506,6 +517,11 @@ public final class AsyncFile implements AutoCloseable {
         handler(transfer(Op.WRITE, src, position, false, null), attachment, handler);
     }
 
+    public <A> void write(ByteBuffer src, long position, Duration timeout, A attachment,
+            CompletionHandler<Integer, ? super A> handler) {
+        handler(transfer(Op.WRITE, src, position, false, Objects.requireNonNull(timeout)), attachment, handler);
+    }
+
     public CompletableFuture<Integer> write(MemorySegment src, long position) {
         return future(transfer(Op.WRITE, src, position, false, null));
     }
@@ -517,6 +533,11 @@ public final class AsyncFile implements AutoCloseable {
     public <A> void write(MemorySegment src, long position, A attachment,
             CompletionHandler<Integer, ? super A> handler) {
         handler(transfer(Op.WRITE, src, position, false, null), attachment, handler);
+    }
+
+    public <A> void write(MemorySegment src, long position, Duration timeout, A attachment,
+            CompletionHandler<Integer, ? super A> handler) {
+        handler(transfer(Op.WRITE, src, position, false, Objects.requireNonNull(timeout)), attachment, handler);
     }
 
     /** Writes all of {@code src}'s remaining bytes, resubmitting short writes. */

@@ -674,10 +674,28 @@ abstract class AsyncFileContract {
         try (AsyncFile f = open(fifo, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             Throwable t = failure(f.read(ByteBuffer.allocateDirect(8), 0, java.time.Duration.ofMillis(50)));
             assertInstanceOf(java.nio.channels.InterruptedByTimeoutException.class, t);
-            // Unblock a threads-backend worker still sitting in read(2); on io_uring the byte just waits in the pipe.
+            CompletableFuture<Throwable> viaHandler = new CompletableFuture<>();
+            f.read(ByteBuffer.allocateDirect(8), 0, java.time.Duration.ofMillis(50), "h",
+                    new CompletionHandler<Integer, String>() {
+                        @Override
+                        public void completed(Integer n, String a) {
+                            viaHandler.complete(null);
+                        }
+
+                        @Override
+                        public void failed(Throwable e, String a) {
+                            viaHandler.complete(e);
+                        }
+                    });
+            assertInstanceOf(java.nio.channels.InterruptedByTimeoutException.class, get(viaHandler));
+            // Unblock threads-backend workers still sitting in read(2), one byte at a time.
             try (var w = java.nio.channels.FileChannel.open(fifo, StandardOpenOption.WRITE)) {
-                w.write(ByteBuffer.wrap(new byte[1]));
+                for (int i = 0; i < 500 && io.inFlight() > 0; i++) {
+                    w.write(ByteBuffer.wrap(new byte[1]));
+                    Thread.sleep(10);
+                }
             }
+            assertEquals(0, io.inFlight());
             Path p = file("regularT", new byte[100]);
             try (AsyncFile g = open(p)) {
                 assertEquals(100, get(g.read(ByteBuffer.allocateDirect(200), 0, java.time.Duration.ofSeconds(10))));
