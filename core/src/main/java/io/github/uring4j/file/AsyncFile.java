@@ -770,6 +770,15 @@ public final class AsyncFile implements AutoCloseable {
         }
     }
 
+    /** Stops new operations if none is running; false if one is (or someone else is closing). */
+    synchronized boolean tryBeginCloseThreads() {
+        if (threadsClosing || threadsInflight > 0) {
+            return false;
+        }
+        threadsClosing = true;
+        return true;
+    }
+
     /** Stops new operations and waits for running ones; false if someone else is closing. */
     synchronized boolean beginCloseThreads() {
         if (threadsClosing) {

@@ -31,6 +31,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class ThreadEngine extends Engine {
     private static final MemorySegment EMPTY_PATH = Arena.global().allocateFrom("");
+    /** How long close() waits for blocking calls before it gives up on them. */
+    static final long STUCK_NANOS = Long.getLong("uring4j.threads.closeWaitMillis", 10_000L) * 1_000_000L;
 
     private final Syscalls sys;
     private final ThreadPoolExecutor pool;
@@ -138,17 +140,23 @@ final class ThreadEngine extends Engine {
             }
         }
         boolean interrupted = false;
-        while (true) {
+        boolean terminated = false;
+        long deadline = System.nanoTime() + STUCK_NANOS;
+        while (!terminated && System.nanoTime() - deadline < 0) {
             try {
-                if (pool.awaitTermination(1, TimeUnit.DAYS)) {
-                    break;
-                }
+                terminated = pool.awaitTermination(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
             } catch (InterruptedException e) {
                 interrupted = true;
             }
         }
+        if (!terminated) {
+            // A blocking call that never returns (a read on an empty pipe) cannot be interrupted: leave it, and
+            // its file, rather than hang close() or close a descriptor still in use.
+            Log.warn(inFlight.get() + " operation(s) still blocked in the kernel after " + STUCK_NANOS / 1_000_000_000L
+                    + " s; IoExecutor.close() returns, their files stay open until they finish");
+        }
         for (AsyncFile f : files) {
-            if (f.beginCloseThreads()) {
+            if (terminated ? f.beginCloseThreads() : f.tryBeginCloseThreads()) {
                 sys.close(f.fd);
                 f.markClosed();
             }

@@ -126,4 +126,28 @@ class FallbackTest {
         }
         assertEquals(0, Files.readAllBytes(target)[0], "the cancelled write must not have run");
     }
+
+    /** Threads backend: close() does not hang on a call that never returns (a read on an empty pipe). */
+    @Test
+    void threadsCloseGivesUpOnACallThatNeverReturns() throws Exception {
+        Path fifo = TestFiles.fifo(dir, "fifoStuck");
+        Path other = dir.resolve("other");
+        Files.write(other, new byte[1]);
+        IoExecutor io = IoExecutor.builder().backend(Backend.THREADS).threads(2).build();
+        AsyncFile pipe = get(AsyncFile.open(io, fifo, StandardOpenOption.READ, StandardOpenOption.WRITE));
+        AsyncFile f = get(AsyncFile.open(io, other));
+        var stuck = pipe.read(ByteBuffer.allocate(1), 0);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (io.inFlight() < 1 && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
+        io.close(); // waits ThreadEngine.STUCK_NANOS (10 s by default), then returns
+        assertTrue(!f.isOpen(), "idle files are closed");
+        assertTrue(pipe.isOpen(), "a file with a call still in progress is left open, not closed under it");
+        // let the stuck worker finish so the JVM does not keep a blocked thread
+        try (var w = java.nio.channels.FileChannel.open(fifo, StandardOpenOption.WRITE)) {
+            w.write(ByteBuffer.wrap(new byte[1]));
+        }
+        assertEquals(1, get(stuck));
+    }
 }
