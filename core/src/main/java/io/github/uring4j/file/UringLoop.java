@@ -794,6 +794,12 @@ final class UringLoop implements Runnable, CqeHandler {
     }
 
     private void finishOpen(Op op, int r) throws IOException {
+        if (r == -Errno.ENFILE && op.registered && !op.cancelled && !closing) {
+            // The registered-file table is full: open a plain descriptor instead.
+            op.registered = false;
+            retry(op);
+            return;
+        }
         if (r < 0) {
             finishFail(op, Errors.of(-r, "OPEN", op.path, -1, op.direct));
             return;

@@ -408,4 +408,19 @@ class UringExecutorTest {
             }
         }
     }
+
+    /** FileOption.REGISTERED with a full registered-file table falls back to a plain descriptor. */
+    @Test
+    void registeredOpenFallsBackToADescriptorWhenTheTableIsFull() throws Exception {
+        Path p = dir.resolve("full");
+        Files.write(p, "x".getBytes());
+        try (IoExecutor io = uring().registeredFiles(1).build();
+                AsyncFile a = get(AsyncFile.open(io, p, FileOption.REGISTERED));
+                AsyncFile b = get(AsyncFile.open(io, p, FileOption.REGISTERED))) {
+            assertTrue(a.isRegistered());
+            assertFalse(b.isRegistered());
+            assertEquals(1, get(b.read(ByteBuffer.allocate(4), 0)));
+            assertEquals(1, get(a.read(ByteBuffer.allocate(4), 0)));
+        }
+    }
 }
