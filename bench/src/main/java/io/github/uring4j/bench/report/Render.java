@@ -126,6 +126,17 @@ public final class Render {
         for (String n : notes) {
             b.append(n).append("\n\n");
         }
+        List<List<String>> targets = Targets.table(sections);
+        if (targets.size() > 1) {
+            b.append("## Targets (BENCHMARKS.md)\n\n");
+            for (int i = 0; i < targets.size(); i++) {
+                b.append("| ").append(String.join(" | ", targets.get(i))).append(" |\n");
+                if (i == 0) {
+                    b.append("|---|---|---|---|\n");
+                }
+            }
+            b.append('\n');
+        }
         for (Section s : sections) {
             b.append("## ").append(s.title).append("\n\n");
             if (s.command != null) {
@@ -164,6 +175,19 @@ public final class Render {
         b.append("</ul>\n");
         for (String n : notes) {
             b.append("<p>").append(esc(n)).append("</p>\n");
+        }
+        List<List<String>> targets = Targets.table(sections);
+        if (targets.size() > 1) {
+            b.append("<h2>Targets (BENCHMARKS.md)</h2>\n<table>\n");
+            for (int i = 0; i < targets.size(); i++) {
+                String cell = i == 0 ? "th" : "td";
+                b.append("<tr>");
+                for (String c : targets.get(i)) {
+                    b.append('<').append(cell).append('>').append(esc(c)).append("</").append(cell).append('>');
+                }
+                b.append("</tr>\n");
+            }
+            b.append("</table>\n");
         }
         for (Section s : sections) {
             b.append("<h2>").append(esc(s.title)).append("</h2>\n");
