@@ -5,6 +5,7 @@ import io.github.uring4j.ring.FileTarget;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.ref.WeakReference;
 import java.nio.ByteBuffer;
 import java.nio.channels.AsynchronousCloseException;
 import java.nio.channels.ClosedChannelException;
@@ -275,7 +276,7 @@ public final class AsyncFile implements AutoCloseable {
             throw new IllegalArgumentException("read into a read-only buffer");
         }
         int len = buf.remaining();
-        long address = buf.isDirect() ? MemorySegment.ofBuffer(buf).address() : 0;
+        long address = buf.isDirect() ? addressOf(buf) : 0;
         checkDirect(address, position, len);
         Op op = op(kind, Op.R_INT);
         if (op == null) {
@@ -352,7 +353,7 @@ public final class AsyncFile implements AutoCloseable {
             if (kind == Op.READV && b.isReadOnly()) {
                 throw new IllegalArgumentException("read into a read-only buffer (buffer " + i + ")");
             }
-            addr[i] = MemorySegment.ofBuffer(b).address();
+            addr[i] = addressOf(b);
             checkDirect(addr[i], position, b.remaining());
         }
         Op op = op(kind, Op.R_LONG);
@@ -368,6 +369,35 @@ public final class AsyncFile implements AutoCloseable {
         op.keep = bufs;
         op.position = position;
         return op;
+    }
+
+    /**
+     * Where a direct buffer's memory starts, remembered per buffer: {@link MemorySegment#ofBuffer} allocates a
+     * segment and a scope each call, which the handler path must not. Weak, so a cached buffer can still be freed;
+     * a slot lost to a race or a hash collision only costs a recomputation.
+     */
+    private static final class BufferBase extends WeakReference<ByteBuffer> {
+        final long base;
+
+        BufferBase(ByteBuffer b, long base) {
+            super(b);
+            this.base = base;
+        }
+    }
+
+    private static final BufferBase[] BASES = new BufferBase[1024];
+
+    /** The address of {@code b}'s current position. */
+    static long addressOf(ByteBuffer b) {
+        int h = System.identityHashCode(b) & (BASES.length - 1);
+        BufferBase e = BASES[h];
+        int pos = b.position();
+        if (e != null && e.get() == b) {
+            return e.base + pos;
+        }
+        long a = MemorySegment.ofBuffer(b).address();
+        BASES[h] = new BufferBase(b, a - pos);
+        return a;
     }
 
     /** After a transfer of {@code n} bytes: copy a heap target back, advance a ByteBuffer. */

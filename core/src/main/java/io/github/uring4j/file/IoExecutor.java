@@ -178,7 +178,7 @@ public final class IoExecutor implements AutoCloseable {
         private int entries = 256;
         private int setupFlags;
         private long spinMicros = 20;
-        private int inFlightLimit = 1024;
+        private int inFlightLimit = 256;
         private int registeredFiles = 256;
         private int threads = Math.max(4, 2 * Runtime.getRuntime().availableProcessors());
         private ThreadFactory threadFactory;
@@ -197,7 +197,7 @@ public final class IoExecutor implements AutoCloseable {
             return this;
         }
 
-        /** SQ entries per ring (default 256); the CQ is sized so the in-flight limit never overflows it. */
+        /** SQ entries per ring (default 256); the CQ has twice as many as the larger of this and the in-flight limit. */
         public Builder entries(int entries) {
             this.entries = positive(entries, "entries");
             return this;
@@ -218,7 +218,7 @@ public final class IoExecutor implements AutoCloseable {
             return this;
         }
 
-        /** Operations one loop keeps in the kernel at once (default 1024); the rest wait in its queue. */
+        /** Operations one loop keeps in the kernel at once (default 256); the rest wait in its queue. */
         public Builder inFlightLimit(int inFlightLimit) {
             if (inFlightLimit <= 0 || inFlightLimit > 16384) {
                 throw new IllegalArgumentException("inFlightLimit must be 1..16384: " + inFlightLimit);

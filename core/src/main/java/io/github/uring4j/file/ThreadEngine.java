@@ -36,6 +36,7 @@ final class ThreadEngine extends Engine {
     private final ThreadPoolExecutor pool;
     private final Set<AsyncFile> files = ConcurrentHashMap.newKeySet();
     private final AtomicInteger inFlight = new AtomicInteger();
+    private final Set<Thread> workers = ConcurrentHashMap.newKeySet();
     private final io.github.uring4j.file.ResultFilter filter;
     private volatile boolean closing;
 
@@ -43,7 +44,13 @@ final class ThreadEngine extends Engine {
         super(executor);
         this.sys = sys;
         this.filter = filter;
-        this.pool = new ThreadPoolExecutor(threads, threads, 0, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), factory);
+        ThreadFactory recording = r -> {
+            Thread t = factory.newThread(r);
+            workers.add(t);
+            return t;
+        };
+        this.pool = new ThreadPoolExecutor(threads, threads, 0, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+                recording);
     }
 
     @Override
@@ -94,6 +101,17 @@ final class ThreadEngine extends Engine {
         for (Runnable r : queued) {
             ((Op) r).fail(new AsynchronousCloseException());
         }
+        if (workers.contains(Thread.currentThread())) {
+            // Called from a completion on a worker: waiting here would wait for ourselves.
+            Thread t = new Thread(this::awaitAndCloseFiles, "uring4j-threads-close");
+            t.setDaemon(true);
+            t.start();
+            return;
+        }
+        awaitAndCloseFiles();
+    }
+
+    private void awaitAndCloseFiles() {
         boolean interrupted = false;
         while (true) {
             try {

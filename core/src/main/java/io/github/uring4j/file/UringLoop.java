@@ -91,6 +91,8 @@ final class UringLoop implements Runnable, CqeHandler {
     /** CQEs still to come for SQEs already prepared. */
     private long expected;
     private boolean wakeArmed;
+    /** The eventfd read failed: sleep in short timed waits instead of until woken. */
+    private boolean wakeBroken;
     private boolean cancelAllSent;
     private boolean fileTable;
     private boolean ftruncateOp;
@@ -178,7 +180,9 @@ final class UringLoop implements Runnable, CqeHandler {
 
     private void init() throws UringException {
         int inflight = config.inFlightLimit;
-        long cq = Math.min(65536, Math.max(2L * config.entries, 3L * inflight + 4));
+        // CQ room for every op in flight; links, timeouts and cancels beyond that overflow into the kernel's
+        // backlog (IORING_FEAT_NODROP), which reap() flushes. Ring memory counts against memlock on some kernels.
+        long cq = Math.min(65536, 2L * Math.max(config.entries, inflight));
         ring = IoUring.open(IoUring.options().entries(config.entries).cqEntries((int) cq).flags(config.setupFlags)
                 .syscalls(sys));
         arena = Arena.ofShared();
@@ -220,7 +224,7 @@ final class UringLoop implements Runnable, CqeHandler {
             }
             progress |= processRetries();
             progress |= drain();
-            if (!wakeArmed && !closing) {
+            if (!wakeArmed && !closing && !wakeBroken) {
                 armWake();
             }
             if (ring.sqPending() > 0) {
@@ -246,7 +250,12 @@ final class UringLoop implements Runnable, CqeHandler {
                 wakeState.compareAndSet(SLEEPING, AWAKE);
                 continue;
             }
-            ring.submitAndWait(1);
+            if (wakeBroken) {
+                ring.submit();
+                ring.waitCompletions(1, 1_000_000L);
+            } else {
+                ring.submitAndWait(1);
+            }
             wakeState.compareAndSet(SLEEPING, AWAKE);
         }
     }
@@ -610,6 +619,10 @@ final class UringLoop implements Runnable, CqeHandler {
         if (userData < 0) {
             if (userData == WAKE_UD) {
                 wakeArmed = false;
+                if (res < 0 && res != -Errno.ECANCELED && res != -Errno.EINTR) {
+                    // The ring cannot read the eventfd (IOPOLL rings take only pollable file I/O): nap instead.
+                    wakeBroken = true;
+                }
             }
             return;
         }

@@ -144,14 +144,13 @@ class RingReliabilityTest {
         long pageSize = 4096;
         long guard = -1;
         IoUring ring = null;
-        // Place a page right after or before one of the ring's mappings; another thread may have taken those
-        // addresses, so try a few rings.
-        for (int attempt = 0; attempt < 10 && guard < 0; attempt++) {
-            if (ring != null) {
-                ring.close();
-            }
-            ring = IoUring.open(8);
-            long[] m = ring.mappings();
+        // Place a page right after or before one of the ring's mappings. A new ring often fills a hole left by
+        // an earlier mapping, with neighbours on both sides: keep the failed attempts open so that the next ring
+        // lands elsewhere, until one has a free page beside it.
+        List<IoUring> attempts = new ArrayList<>();
+        for (int attempt = 0; attempt < 200 && guard < 0; attempt++) {
+            IoUring r = IoUring.open(8);
+            long[] m = r.mappings();
             long[] candidates = {m[4] + round(m[5], pageSize), m[0] + round(m[1], pageSize), m[4] - pageSize,
                 m[0] - pageSize};
             for (long c : candidates) {
@@ -165,7 +164,13 @@ class RingReliabilityTest {
                     sys.munmap(got, pageSize);
                 }
             }
+            if (guard > 0) {
+                ring = r;
+            } else {
+                attempts.add(r);
+            }
         }
+        attempts.forEach(IoUring::close);
         assertTrue(guard > 0, "could not place a guard page next to the ring");
         MemorySegment g = MemorySegment.ofAddress(guard).reinterpret(pageSize);
         g.set(ValueLayout.JAVA_LONG, 0, 0x1234_5678_9ABC_DEF0L);

@@ -1,6 +1,7 @@
 package io.github.uring4j.bench.iops;
 
 import io.github.uring4j.bench.UsageError;
+import io.github.uring4j.bench.common.Sizes;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -122,7 +123,7 @@ public final class IopsCommand implements Callable<Integer> {
         if (polled == 1) {
             setupFlags |= io.github.uring4j.ring.SetupFlag.IOPOLL;
         }
-        long createSize = create == null ? -1 : Sizes.parse(create);
+        long createSize = create == null ? -1 : Sizes.parse("--create", create);
         List<IopsConfig.Target> targets = new ArrayList<>();
         for (Path f : files) {
             if (!Files.exists(f)) {

@@ -53,6 +53,16 @@ final class IopsRun {
         final AtomicLong reapCalls = new AtomicLong();
         final AtomicLong reaped = new AtomicLong();
         final AtomicLong verified = new AtomicLong();
+
+        /** Release stores of a worker's running totals (one writer per Counters). */
+        void publish(long ios, long submitCalls, long submitted, long reapCalls, long reaped, long verified) {
+            this.ios.lazySet(ios);
+            this.submitCalls.lazySet(submitCalls);
+            this.submitted.lazySet(submitted);
+            this.reapCalls.lazySet(reapCalls);
+            this.reaped.lazySet(reaped);
+            this.verified.lazySet(verified);
+        }
     }
 
     record Result(double seconds, long ios, long submitCalls, long submitted, long reapCalls, long reaped,
@@ -386,12 +396,7 @@ final class IopsRun {
                 if (mismatchAt >= 0) {
                     throw new IllegalStateException("verification failed: wrong data at file offset " + mismatchAt);
                 }
-                counters.ios.lazySet(ios);
-                counters.submitCalls.lazySet(submitCalls);
-                counters.submitted.lazySet(submitted);
-                counters.reapCalls.lazySet(reapCalls);
-                counters.reaped.lazySet(reaped);
-                counters.verified.lazySet(verified);
+                counters.publish(ios, submitCalls, submitted, reapCalls, reaped, verified);
             }
             // Drain what is still in flight so no buffer is freed under the kernel.
             while (freeTop < depth) {
@@ -676,12 +681,7 @@ final class IopsRun {
                         }
                         ios++;
                     }
-                    counters.ios.lazySet(ios);
-                    counters.submitCalls.lazySet(ios);
-                    counters.submitted.lazySet(ios);
-                    counters.reapCalls.lazySet(ios);
-                    counters.reaped.lazySet(ios);
-                    counters.verified.lazySet(verified);
+                    counters.publish(ios, ios, ios, ios, ios, verified);
                 }
             } finally {
                 for (FileChannel c : channels) {

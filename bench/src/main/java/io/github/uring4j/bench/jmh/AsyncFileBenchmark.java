@@ -89,19 +89,7 @@ public class AsyncFileBenchmark {
 
     @Setup(Level.Trial)
     public void setup() throws Exception {
-        file = Files.createTempFile("uring4j-async", ".dat");
-        ByteBuffer b = ByteBuffer.allocateDirect(1 << 20).order(ByteOrder.LITTLE_ENDIAN);
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
-            for (long off = 0; off < FILE_SIZE; off += b.capacity()) {
-                b.clear();
-                for (int i = 0; i < b.capacity(); i += 8) {
-                    b.putLong(i, off + i);
-                }
-                while (b.hasRemaining()) {
-                    ch.write(b, off + b.position());
-                }
-            }
-        }
+        file = OffsetPatternFile.create("uring4j-async", FILE_SIZE);
         executor = IoExecutor.builder().loops(1).entries(128).name("jmh-loop").build();
         asyncFile = AsyncFile.open(executor, file, StandardOpenOption.READ).get();
         jdk = AsynchronousFileChannel.open(file, StandardOpenOption.READ);
@@ -111,10 +99,7 @@ public class AsyncFileBenchmark {
     }
 
     private long nextOffset() {
-        long x = seed;
-        x ^= x << 13;
-        x ^= x >>> 7;
-        x ^= x << 17;
+        long x = OffsetPatternFile.xorshift(seed);
         seed = x;
         return Long.remainderUnsigned(x, FILE_SIZE / BLOCK) * BLOCK;
     }

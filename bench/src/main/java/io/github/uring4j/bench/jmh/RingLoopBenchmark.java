@@ -9,10 +9,8 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -57,19 +55,7 @@ public class RingLoopBenchmark {
 
     @Setup(Level.Trial)
     public void setup() throws IOException {
-        file = Files.createTempFile("uring4j-ringloop", ".dat");
-        ByteBuffer b = ByteBuffer.allocateDirect(1 << 20).order(java.nio.ByteOrder.LITTLE_ENDIAN);
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
-            for (long off = 0; off < FILE_SIZE; off += b.capacity()) {
-                b.clear();
-                for (int i = 0; i < b.capacity(); i += 8) {
-                    b.putLong(i, off + i);
-                }
-                while (b.hasRemaining()) {
-                    ch.write(b, off + b.position());
-                }
-            }
-        }
+        file = OffsetPatternFile.create("uring4j-ringloop", FILE_SIZE);
         arena = Arena.ofConfined();
         ring = IoUring.open(IoUring.options().entries(BATCH * 2).flags(SetupFlag.SINGLE_ISSUER | SetupFlag.DEFER_TASKRUN));
         ring.nextSqe().openat(-100, arena.allocateFrom(file.toString()), 0, 0).userData(0);
@@ -95,10 +81,7 @@ public class RingLoopBenchmark {
     }
 
     private long nextOffset() {
-        long x = seed;
-        x ^= x << 13;
-        x ^= x >>> 7;
-        x ^= x << 17;
+        long x = OffsetPatternFile.xorshift(seed);
         seed = x;
         return Long.remainderUnsigned(x, FILE_SIZE / BLOCK) * BLOCK;
     }

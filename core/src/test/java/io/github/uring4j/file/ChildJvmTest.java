@@ -1,0 +1,105 @@
+package io.github.uring4j.file;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** Cases that need a JVM of their own: 22 (memlock limit), 29 (JVM exit), 30 (kill -9). */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class ChildJvmTest {
+    @TempDir
+    Path dir;
+
+    static List<String> output(Process p, long seconds) throws Exception {
+        List<String> lines = new ArrayList<>();
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = r.readLine()) != null) {
+                lines.add(line);
+            }
+        }
+        assertTrue(p.waitFor(seconds, TimeUnit.SECONDS), "child still running: " + lines);
+        return lines;
+    }
+
+    /** Case 29 (and the backend property): a JVM whose main returns with executors open exits promptly. */
+    @ParameterizedTest(name = "uring4j.backend={0}")
+    @ValueSource(strings = {"auto", "threads"})
+    void case29JvmExitsWithExecutorsOpen(String backend) throws Exception {
+        long start = System.nanoTime();
+        Process p = ChildJvm.start(List.of(), List.of("-During4j.backend=" + backend), "exit", dir.toString());
+        List<String> out = output(p, 60);
+        long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertEquals(0, p.exitValue(), out.toString());
+        String expectDefault = backend.equals("threads") ? "THREADS" : "IO_URING";
+        assertTrue(out.contains("READY " + expectDefault + " IO_URING"), out + " after " + ms + " ms");
+    }
+
+    /** Case 22: buffers over the memlock limit stay unregistered, the message shows the limit, I/O works. */
+    @Test
+    void case22RegistrationOverMemlockFallsBack() throws Exception {
+        Path file = dir.resolve("memlock");
+        Files.write(file, new byte[1]);
+        // As root, CAP_IPC_LOCK would exempt the child from the limit: drop it from the bounding set.
+        List<String> wrapper = List.of("setpriv", "--bounding-set=-ipc_lock", "prlimit", "--memlock=65536:65536");
+        Process probe;
+        try {
+            probe = new ProcessBuilder("setpriv", "--bounding-set=-ipc_lock", "prlimit", "--memlock=65536:65536",
+                    "true").redirectErrorStream(true).start();
+        } catch (java.io.IOException e) {
+            Assumptions.abort("setpriv/prlimit not available: " + e);
+            return;
+        }
+        Assumptions.assumeTrue(probe.waitFor() == 0, "setpriv/prlimit cannot run here");
+        Process p = ChildJvm.start(wrapper, List.of(), "memlock", file.toString());
+        List<String> out = output(p, 60);
+        assertEquals(0, p.exitValue(), out.toString());
+        assertTrue(out.contains("REGISTERED false"), out.toString());
+        String failure = out.stream().filter(l -> l.startsWith("FAILURE ")).findFirst().orElseThrow();
+        assertTrue(failure.contains("ENOMEM"), failure);
+        assertTrue(failure.contains("64 KiB"), "the message shows the limit: " + failure);
+        assertTrue(out.contains("IO OK"), out.toString());
+    }
+
+    /** Case 30: kill -9 during a write+fdatasync loop; every acknowledged record is in the file. */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = Backend.class, names = {"IO_URING", "THREADS"})
+    void case30KillDuringWriteAndSync(Backend backend) throws Exception {
+        Path file = dir.resolve("durable");
+        Process p = ChildJvm.start(List.of(), List.of(), "durable", file.toString(), backend.name());
+        long lastAck = -1;
+        List<String> other = new ArrayList<>();
+        BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        String line;
+        while (lastAck < 200 && System.nanoTime() < deadline && (line = r.readLine()) != null) {
+            if (line.startsWith("ACK ")) {
+                lastAck = Long.parseLong(line.substring(4));
+            } else {
+                other.add(line);
+            }
+        }
+        p.destroyForcibly(); // SIGKILL on Linux (and closes our end of its pipes)
+        assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+        assertTrue(lastAck >= 0, "no record acknowledged: " + other);
+        byte[] content = Files.readAllBytes(file);
+        for (long i = 0; i <= lastAck; i++) {
+            assertTrue(ChildMain.check(content, i), "acknowledged record " + i + " of " + lastAck + " missing");
+        }
+    }
+}

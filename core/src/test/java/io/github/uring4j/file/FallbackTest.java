@@ -1,0 +1,129 @@
+package io.github.uring4j.file;
+
+import static io.github.uring4j.file.TestFiles.get;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.uring4j.linux.Errno;
+import io.github.uring4j.linux.ForwardingSyscalls;
+import io.github.uring4j.ring.UringUnavailableException;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** Case 21 and the threads backend's own behaviour. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class FallbackTest {
+    @TempDir
+    Path dir;
+
+    static ForwardingSyscalls setupFails(int errno) {
+        return new ForwardingSyscalls() {
+            @Override
+            public int ioUringSetup(int entries, MemorySegment params) {
+                return -errno;
+            }
+        };
+    }
+
+    /** Case 21 (injected): EPERM, ENOSYS, ENOMEM from io_uring_setup select the threads backend, which works. */
+    @ParameterizedTest(name = "errno {0}")
+    @ValueSource(ints = {Errno.EPERM, Errno.ENOSYS, Errno.ENOMEM})
+    void case21SetupFailureFallsBackToThreads(int errno) throws Exception {
+        Path p = dir.resolve("fb");
+        Files.write(p, "fallback".getBytes());
+        try (IoExecutor io = IoExecutor.builder().syscalls(setupFails(errno)).build()) {
+            assertEquals(Backend.THREADS, io.backend());
+            String why = io.fallbackReason().orElseThrow();
+            assertTrue(why.contains(Errno.name(errno)), why);
+            assertTrue(why.contains("backend=threads") || errno == Errno.ENOMEM, why);
+            if (errno == Errno.EPERM) {
+                assertTrue(why.contains("seccomp") || why.contains("io_uring_disabled"), why);
+            }
+            try (AsyncFile f = get(AsyncFile.open(io, p))) {
+                ByteBuffer b = ByteBuffer.allocate(8);
+                assertEquals(8, get(f.read(b, 0)));
+                assertEquals("fallback", new String(b.array()));
+            }
+        }
+    }
+
+    /** Case 21: with backend IO_URING the failure is an exception naming cause and fix, not a fallback. */
+    @Test
+    void case21ExplicitIoUringThrowsWithCauseAndFix() {
+        UringUnavailableException e = assertThrows(UringUnavailableException.class,
+                () -> IoExecutor.builder().backend(Backend.IO_URING).syscalls(setupFails(Errno.EPERM)).build());
+        assertTrue(e.getMessage().contains("EPERM"), e.getMessage());
+        assertTrue(e.getMessage().contains("uring4j.backend=threads"), e.getMessage());
+    }
+
+    @Test
+    void backendPropertyValues() {
+        assertEquals(Backend.AUTO, Backend.parse(null));
+        assertEquals(Backend.AUTO, Backend.parse("auto"));
+        assertEquals(Backend.IO_URING, Backend.parse("io_uring"));
+        assertEquals(Backend.THREADS, Backend.parse(" Threads "));
+        assertThrows(IllegalArgumentException.class, () -> Backend.parse("aio"));
+    }
+
+    /** Case 3 on the threads backend with a real short pread/pwrite from the syscall layer (injected). */
+    @Test
+    void case3ShortPreadAndPwriteAreFinished() throws Exception {
+        AtomicInteger calls = new AtomicInteger();
+        ForwardingSyscalls shortIo = new ForwardingSyscalls() {
+            @Override
+            public long pread(int fd, MemorySegment buf, long count, long offset) {
+                calls.incrementAndGet();
+                return super.pread(fd, buf, Math.min(count, 777), offset);
+            }
+
+            @Override
+            public long pwrite(int fd, MemorySegment buf, long count, long offset) {
+                calls.incrementAndGet();
+                return super.pwrite(fd, buf, Math.min(count, 777), offset);
+            }
+        };
+        byte[] data = TestFiles.pattern(50_000, 21);
+        Path p = dir.resolve("shortio");
+        try (IoExecutor io = IoExecutor.builder().backend(Backend.THREADS).syscalls(shortIo).build();
+                AsyncFile f = get(AsyncFile.open(io, p, StandardOpenOption.CREATE, StandardOpenOption.READ,
+                        StandardOpenOption.WRITE))) {
+            assertEquals(data.length, get(f.writeFully(ByteBuffer.wrap(data), 3)));
+            ByteBuffer back = ByteBuffer.allocate(data.length);
+            assertEquals(data.length, get(f.readFully(back, 3)));
+            assertEquals(ByteBuffer.wrap(data), back.flip());
+        }
+        assertTrue(calls.get() >= 2 * (50_000 / 777), "calls: " + calls.get());
+    }
+
+    /** Threads backend: a cancelled operation that has not started never runs. */
+    @Test
+    void threadsCancelOfQueuedOperationSkipsIt() throws Exception {
+        Path fifo = TestFiles.fifo(dir, "fifoQ");
+        Path target = dir.resolve("untouched");
+        Files.write(target, new byte[4]);
+        try (IoExecutor io = IoExecutor.builder().backend(Backend.THREADS).threads(1).build();
+                AsyncFile pipe = get(AsyncFile.open(io, fifo, StandardOpenOption.READ, StandardOpenOption.WRITE));
+                AsyncFile f = get(AsyncFile.open(io, target, StandardOpenOption.WRITE))) {
+            var blocker = pipe.read(ByteBuffer.allocate(1), 0); // occupies the only worker
+            var w = f.write(ByteBuffer.wrap("XXXX".getBytes()), 0);
+            assertTrue(w.cancel(true));
+            try (var out = java.nio.channels.FileChannel.open(fifo, StandardOpenOption.WRITE)) {
+                out.write(ByteBuffer.wrap(new byte[1]));
+            }
+            assertEquals(1, get(blocker));
+            get(f.force(false)); // runs after the cancelled write's turn
+        }
+        assertEquals(0, Files.readAllBytes(target)[0], "the cancelled write must not have run");
+    }
+}

@@ -1,0 +1,379 @@
+package io.github.uring4j.file;
+
+import static io.github.uring4j.file.TestFiles.failure;
+import static io.github.uring4j.file.TestFiles.get;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.uring4j.linux.ForwardingSyscalls;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.AsynchronousCloseException;
+import java.nio.channels.InterruptedByTimeoutException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** What only the io_uring backend can show: cancellation in the kernel, closing with work in flight, the loops. */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class UringExecutorTest {
+    @TempDir
+    Path dir;
+
+    static IoExecutor.Builder uring() {
+        return IoExecutor.builder().backend(Backend.IO_URING).loops(1);
+    }
+
+    static void waitIdle(IoExecutor io) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (io.inFlight() > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(2);
+        }
+        assertEquals(0, io.inFlight(), "operations still in flight");
+    }
+
+    /** Case 10: close() with 1000 reads pending on an empty pipe. */
+    @Test
+    void case10CloseWithThousandPendingPipeReads() throws Exception {
+        Path fifo = TestFiles.fifo(dir, "fifo10");
+        int fdsBefore = TestFiles.openFds();
+        IoExecutor io = uring().inFlightLimit(1024).build();
+        AsyncFile f = get(AsyncFile.open(io, fifo, StandardOpenOption.READ, StandardOpenOption.WRITE));
+        List<CompletableFuture<Integer>> reads = new ArrayList<>();
+        List<ByteBuffer> buffers = new ArrayList<>();
+        for (int i = 0; i < 1000; i++) {
+            ByteBuffer b = ByteBuffer.allocateDirect(16);
+            buffers.add(b);
+            reads.add(f.read(b, 0));
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (io.inFlight() < 1000 && System.nanoTime() < deadline) {
+            Thread.sleep(2);
+        }
+        assertEquals(1000, io.inFlight(), "all reads in the kernel");
+        io.close();
+        assertEquals(0, io.inFlight(), "every completion awaited before close() returned");
+        for (CompletableFuture<Integer> r : reads) {
+            assertTrue(r.isDone());
+            Throwable t = failure(r);
+            assertTrue(t instanceof AsynchronousCloseException || t instanceof CancellationException, String.valueOf(t));
+        }
+        assertFalse(f.isOpen());
+        assertEquals(fdsBefore, TestFiles.openFds(), "ring, eventfd and file closed: " + TestFiles.fdTargets());
+        io.close();
+    }
+
+    /** Case 13: cancel sends ASYNC_CANCEL; the kernel read really stops (it does not eat later data). */
+    @Test
+    void case13CancelSendsAsyncCancelAndTheReadNeverConsumes() throws Exception {
+        Path fifo = TestFiles.fifo(dir, "fifo13");
+        try (IoExecutor io = uring().build();
+                AsyncFile f = get(AsyncFile.open(io, fifo, StandardOpenOption.READ, StandardOpenOption.WRITE))) {
+            ByteBuffer b = ByteBuffer.allocateDirect(64);
+            CompletableFuture<Integer> r = f.read(b, 0);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (io.inFlight() < 1 && System.nanoTime() < deadline) {
+                Thread.sleep(1);
+            }
+            assertTrue(r.cancel(true));
+            assertTrue(r.isCancelled());
+            // the slot is held until the kernel's -ECANCELED arrives, then released
+            waitIdle(io);
+            assertEquals(0, b.position(), "a cancelled read moves nothing");
+            assertEquals(5, get(f.write(ByteBuffer.wrap("hello".getBytes()), 0)));
+            ByteBuffer again = ByteBuffer.allocate(64);
+            assertEquals(5, get(f.read(again, 0)), "the cancelled read must not have consumed the data");
+            assertEquals("hello", new String(again.array(), 0, 5));
+        }
+    }
+
+    /** Per-operation timeout: LINK_TIMEOUT cancels a read that does not complete in time. */
+    @Test
+    void linkTimeoutFailsTheReadWithInterruptedByTimeout() throws Exception {
+        Path fifo = TestFiles.fifo(dir, "fifoT");
+        try (IoExecutor io = uring().build();
+                AsyncFile f = get(AsyncFile.open(io, fifo, StandardOpenOption.READ, StandardOpenOption.WRITE))) {
+            Throwable t = failure(f.read(ByteBuffer.allocateDirect(8), 0, Duration.ofMillis(50)));
+            assertInstanceOf(InterruptedByTimeoutException.class, t);
+            waitIdle(io);
+            Path p = dir.resolve("regular");
+            Files.write(p, new byte[100]);
+            try (AsyncFile g = get(AsyncFile.open(io, p))) {
+                assertEquals(100, get(g.read(ByteBuffer.allocateDirect(200), 0, Duration.ofSeconds(10))));
+            }
+        }
+    }
+
+    /** Case 4 at this layer: a tiny ring and in-flight limit hold new work back; nothing fails. */
+    @Test
+    void backPressureHoldsWorkInTheQueue() throws Exception {
+        Path fifo = TestFiles.fifo(dir, "fifoBP");
+        try (IoExecutor io = uring().entries(4).inFlightLimit(4).build();
+                AsyncFile f = get(AsyncFile.open(io, fifo, StandardOpenOption.READ, StandardOpenOption.WRITE))) {
+            List<CompletableFuture<Integer>> reads = new ArrayList<>();
+            for (int i = 0; i < 50; i++) {
+                reads.add(f.read(ByteBuffer.allocateDirect(1), 0));
+            }
+            Thread.sleep(50);
+            assertTrue(io.inFlight() <= 4, "in flight: " + io.inFlight());
+            for (CompletableFuture<Integer> r : reads) {
+                assertFalse(r.isDone());
+            }
+            // The writer must not queue behind the readers it unblocks: it is a plain channel.
+            try (var w = java.nio.channels.FileChannel.open(fifo, StandardOpenOption.WRITE)) {
+                assertEquals(50, w.write(ByteBuffer.wrap(new byte[50])));
+            }
+            for (CompletableFuture<Integer> r : reads) {
+                assertEquals(1, r.get(30, TimeUnit.SECONDS));
+            }
+        }
+    }
+
+    /** Case 19: only each ring's owner thread calls io_uring_enter, whatever thread submits. */
+    @Test
+    void case19OnlyTheLoopThreadEntersTheKernel() throws Exception {
+        Set<Thread> enterers = ConcurrentHashMap.newKeySet();
+        ForwardingSyscalls spy = new ForwardingSyscalls() {
+            @Override
+            public int ioUringEnter(int ringFd, int toSubmit, int minComplete, int flags, MemorySegment arg,
+                    long argSize) {
+                enterers.add(Thread.currentThread());
+                return super.ioUringEnter(ringFd, toSubmit, minComplete, flags, arg, argSize);
+            }
+        };
+        Path p = dir.resolve("vt19");
+        Files.write(p, TestFiles.pattern(4096, 19));
+        try (IoExecutor io = uring().loops(2).syscalls(spy).build()) {
+            List<AsyncFile> files = new ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                files.add(get(AsyncFile.open(io, p)));
+            }
+            AtomicInteger ok = new AtomicInteger();
+            try (var ex = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+                for (int i = 0; i < 20_000; i++) {
+                    AsyncFile f = files.get(i & 1);
+                    ex.submit(() -> {
+                        if (f.read(ByteBuffer.allocate(16), 16).join() == 16) {
+                            ok.incrementAndGet();
+                        }
+                    });
+                }
+            }
+            assertEquals(20_000, ok.get());
+            for (AsyncFile f : files) {
+                f.close();
+            }
+        }
+        assertEquals(2, enterers.size(), "enter callers: " + enterers);
+        for (Thread t : enterers) {
+            assertTrue(t.getName().startsWith("uring4j-"), t.getName());
+            assertFalse(t.isVirtual());
+        }
+    }
+
+    /** Case 19: 100,000 virtual threads share the default executor. */
+    @Test
+    void case19DefaultExecutorIsSharedByVirtualThreads() throws Exception {
+        Path p = dir.resolve("shared");
+        byte[] data = TestFiles.pattern(1 << 16, 20);
+        Files.write(p, data);
+        AsyncFile f = get(AsyncFile.open(p));
+        try {
+            assertTrue(f.executor() == IoExecutor.defaultExecutor());
+            AtomicInteger ok = new AtomicInteger();
+            try (var ex = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+                for (int i = 0; i < 100_000; i++) {
+                    int off = (i * 128) & 0xffff;
+                    ex.submit(() -> {
+                        ByteBuffer b = ByteBuffer.allocateDirect(128);
+                        if (f.read(b, off).join() == 128 && b.get(0) == data[off]) {
+                            ok.incrementAndGet();
+                        }
+                    });
+                }
+            }
+            assertEquals(100_000, ok.get());
+        } finally {
+            f.close();
+        }
+    }
+
+    /** Case 24: a registered-file slot updated while an operation is in flight. */
+    @Test
+    void case24SlotUpdateKeepsOldFileForOperationsInFlight() throws Exception {
+        Path fifo = TestFiles.fifo(dir, "fifo24");
+        Path regular = dir.resolve("regular24");
+        Files.write(regular, "new file".getBytes());
+        try (var ring = io.github.uring4j.ring.IoUring.open(8); var arena = java.lang.foreign.Arena.ofConfined();
+                var pipe = java.nio.channels.FileChannel.open(fifo, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            var sys = io.github.uring4j.linux.Syscalls.system();
+            int fifoFd = sys.open(arena.allocateFrom(fifo.toString()), io.github.uring4j.linux.Uapi.O_RDWR
+                    | io.github.uring4j.linux.Uapi.O_CLOEXEC, 0);
+            int fileFd = sys.open(arena.allocateFrom(regular.toString()), io.github.uring4j.linux.Uapi.O_CLOEXEC, 0);
+            assertTrue(fifoFd >= 0 && fileFd >= 0);
+            try {
+                ring.registerFiles(fifoFd);
+                MemorySegment oldBuf = arena.allocate(64);
+                MemorySegment newBuf = arena.allocate(64);
+                var slot = io.github.uring4j.ring.FileTarget.fixed(0);
+                ring.nextSqe().read(slot, oldBuf, 0).userData(1);
+                ring.submit();
+                ring.updateFiles(0, fileFd);
+                ring.nextSqe().read(slot, newBuf, 0).userData(2);
+                ring.submitAndWait(1);
+                int[] res = new int[3];
+                ring.reap((ud, r, fl) -> res[(int) ud] = r);
+                assertEquals(8, res[2], "the new read uses the new file");
+                assertEquals(0, res[1], "the old read is still waiting on the pipe");
+                pipe.write(ByteBuffer.wrap("old pipe".getBytes()));
+                ring.waitCompletions(1, TimeUnit.SECONDS.toNanos(10));
+                ring.reap((ud, r, fl) -> res[(int) ud] = r);
+                assertEquals(8, res[1], "the old read completes on the old file");
+                byte[] a = new byte[8];
+                byte[] b = new byte[8];
+                MemorySegment.copy(oldBuf, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, a, 0, 8);
+                MemorySegment.copy(newBuf, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, b, 0, 8);
+                assertArrayEquals("old pipe".getBytes(), a);
+                assertArrayEquals("new file".getBytes(), b);
+            } finally {
+                sys.close(fifoFd);
+                sys.close(fileFd);
+            }
+        }
+    }
+
+    /** Case 24 through AsyncFile: a slot freed by close and reused by the next open serves the new file. */
+    @Test
+    void case24RegisteredSlotReusedByTheNextFile() throws Exception {
+        Path a = dir.resolve("a");
+        Path b = dir.resolve("b");
+        Files.write(a, "AAAA".getBytes());
+        Files.write(b, "BBBB".getBytes());
+        try (IoExecutor io = uring().registeredFiles(1).build()) {
+            AsyncFile fa = get(AsyncFile.open(io, a, FileOption.REGISTERED));
+            assertTrue(fa.isRegistered());
+            ByteBuffer x = ByteBuffer.allocate(4);
+            get(fa.read(x, 0));
+            fa.close();
+            AsyncFile fb = get(AsyncFile.open(io, b, FileOption.REGISTERED));
+            assertTrue(fb.isRegistered());
+            ByteBuffer y = ByteBuffer.allocate(4);
+            get(fb.read(y, 0));
+            fb.close();
+            assertEquals("AAAA", new String(x.array()));
+            assertEquals("BBBB", new String(y.array()));
+        }
+    }
+
+    /** The issue's close test: many executors created and closed leave descriptors and mappings as they were. */
+    @Test
+    void createAndCloseManyExecutors() throws Exception {
+        int n = Integer.getInteger("uring4j.test.executors", 2000);
+        for (int i = 0; i < 50; i++) {
+            uring().build().close();
+        }
+        int fds = TestFiles.openFds();
+        long maps = Files.readAllLines(Path.of("/proc/self/maps")).size();
+        for (int i = 0; i < n; i++) {
+            IoExecutor io = uring().inFlightLimit(64).build();
+            io.close();
+        }
+        assertEquals(fds, TestFiles.openFds());
+        long mapsAfter = Files.readAllLines(Path.of("/proc/self/maps")).size();
+        assertTrue(mapsAfter <= maps + 64, "mappings before " + maps + ", after " + mapsAfter);
+    }
+
+    /** Case 5 at this layer: more completions than the CQ holds at once (timeouts double them); none lost. */
+    @Test
+    void completionQueueOverflowLosesNothing() throws Exception {
+        Path fifo = TestFiles.fifo(dir, "fifoOV");
+        try (IoExecutor io = uring().entries(4).inFlightLimit(32).spinMicros(0).build();
+                AsyncFile f = get(AsyncFile.open(io, fifo, StandardOpenOption.READ, StandardOpenOption.WRITE))) {
+            List<CompletableFuture<Integer>> reads = new ArrayList<>();
+            for (int round = 0; round < 5; round++) {
+                for (int i = 0; i < 32; i++) {
+                    reads.add(f.read(ByteBuffer.allocateDirect(1), 0, Duration.ofMillis(30)));
+                }
+            }
+            for (CompletableFuture<Integer> r : reads) {
+                assertInstanceOf(InterruptedByTimeoutException.class, failure(r));
+            }
+            waitIdle(io);
+            try (var w = java.nio.channels.FileChannel.open(fifo, StandardOpenOption.WRITE)) {
+                w.write(ByteBuffer.wrap(new byte[1]));
+            }
+            assertEquals(1, get(f.read(ByteBuffer.allocateDirect(1), 0)));
+        }
+    }
+
+    /** The handler API allocates (next to) nothing per operation in steady state (issue target: 64 B/op or less). */
+    @Test
+    void handlerPathAllocatesNothingInSteadyState() throws Exception {
+        // Through reflection: the test sources compile inside the core module, which does not read java.management.
+        Object mx = Class.forName("java.lang.management.ManagementFactory").getMethod("getThreadMXBean").invoke(null);
+        java.lang.reflect.Method allocated = Class.forName("com.sun.management.ThreadMXBean")
+                .getMethod("getThreadAllocatedBytes", long.class);
+        Path p = dir.resolve("alloc");
+        Files.write(p, TestFiles.pattern(1 << 20, 22));
+        try (IoExecutor io = uring().build(); AsyncFile f = get(AsyncFile.open(io, p))) {
+            ByteBuffer buf = ByteBuffer.allocateDirect(4096);
+            long[] loopBytes = new long[2];
+            class Chain implements java.nio.channels.CompletionHandler<Integer, Long> {
+                final CompletableFuture<Void> done = new CompletableFuture<>();
+                final long total;
+                long count;
+
+                Chain(long total) {
+                    this.total = total;
+                }
+
+                @Override
+                public void completed(Integer n, Long att) {
+                    if (n != 4096) {
+                        done.completeExceptionally(new AssertionError("read " + n));
+                        return;
+                    }
+                    if (++count == total) {
+                        done.complete(null);
+                        return;
+                    }
+                    buf.clear();
+                    f.read(buf, (count * 4096 * 7) & ((1 << 20) - 1), att, this);
+                }
+
+                @Override
+                public void failed(Throwable exc, Long att) {
+                    done.completeExceptionally(exc);
+                }
+            }
+            Chain warm = new Chain(200_000);
+            f.read(buf.clear(), 0, 0L, warm);
+            warm.done.get(60, TimeUnit.SECONDS);
+            long loopId = f.loop.thread.threadId();
+            int n = 100_000;
+            Chain measured = new Chain(n);
+            loopBytes[0] = (long) allocated.invoke(mx, loopId);
+            f.read(buf.clear(), 0, 0L, measured);
+            measured.done.get(60, TimeUnit.SECONDS);
+            loopBytes[1] = (long) allocated.invoke(mx, loopId);
+            double perOp = (double) (loopBytes[1] - loopBytes[0]) / n;
+            System.out.printf("handler API: %.2f bytes allocated per 4 KiB read on the loop thread%n", perOp);
+            assertTrue(perOp <= 64, "bytes per op: " + perOp);
+        }
+    }
+}
