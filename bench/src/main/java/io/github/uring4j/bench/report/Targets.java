@@ -38,7 +38,34 @@ public final class Targets {
             add(out, "JUring random write, registered files vs pre-opened FileChannels, worst buffer size, " + threads,
                     worstRatio(sections, write, "registeredFiles", "preOpenedFileChannels"), 1.0);
         }
+        // Allocation (JMH -prof gc): the ring API's single-read and batch rows, the async handler row.
+        double ringAlloc = maxMetric(sections, "alloc_b_per_op", "ring", "registeredFiles", "readBatch");
+        if (!Double.isNaN(ringAlloc)) {
+            out.add(List.of("allocation, ring API (JMH -prof gc, worst ring row)", String.format(Locale.ROOT, "%.1f B/op", ringAlloc),
+                    "0 B/op (< 1 after JMH rounding)", ringAlloc < 1 ? "yes" : "no"));
+        }
+        double asyncAlloc = maxMetric(sections, "alloc_b_per_op", "asyncFileHandler");
+        if (!Double.isNaN(asyncAlloc)) {
+            out.add(List.of("allocation, async handler API (JMH -prof gc)", String.format(Locale.ROOT, "%.1f B/op", asyncAlloc),
+                    "≤ 64 B/op", asyncAlloc <= 64 ? "yes" : "no"));
+        }
         return out;
+    }
+
+    private static double maxMetric(List<Section> sections, String metric, String... strategies) {
+        double max = Double.NaN;
+        for (Section s : sections) {
+            if (!s.title.startsWith("JMH")) {
+                continue;
+            }
+            for (Result r : s.rows) {
+                Double v = r.metrics.get(metric);
+                if (v != null && List.of(strategies).contains(r.strategy)) {
+                    max = Double.isNaN(max) ? v : Math.max(max, v);
+                }
+            }
+        }
+        return max;
     }
 
     private static void add(List<List<String>> out, String what, double ratio, double goal) {
