@@ -75,8 +75,12 @@ public final class Render {
         }
         Result base = s.baseline();
         boolean lat = s.hasLatency();
+        boolean carriers = s.rows.stream().anyMatch(r -> r.metrics.containsKey("carriers"));
         List<String> head = new ArrayList<>(List.of("strategy", "threads", "in flight", s.rows.get(0).primaryUnit,
                 "× " + base.strategy, "CPU µs/op"));
+        if (carriers) {
+            head.add("carrier threads");
+        }
         if (lat) {
             for (String n : Latency.NAMES) {
                 head.add(n + " µs");
@@ -92,6 +96,10 @@ public final class Render {
             row.add(num(r.primaryValue() / base.primaryValue(), 2));
             Double cpu = r.metrics.get("cpu_us_per_op");
             row.add(cpu == null ? "–" : num(cpu, 2));
+            if (carriers) {
+                Double c = r.metrics.get("carriers");
+                row.add(c == null ? "–" : num(c, 0));
+            }
             if (lat) {
                 for (String n : Latency.NAMES) {
                     Double v = r.metrics.get(n + "_ns");

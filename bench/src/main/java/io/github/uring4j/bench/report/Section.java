@@ -44,6 +44,11 @@ public final class Section {
             }
         }
         for (Result r : rows) {
+            if (r.strategy.equals("channel-vthreads")) {
+                return r;
+            }
+        }
+        for (Result r : rows) {
             if (r.strategy.startsWith("fio")) {
                 return r;
             }

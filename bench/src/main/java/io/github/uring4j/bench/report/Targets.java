@@ -27,6 +27,16 @@ public final class Targets {
         add(out, "ring API, O_DIRECT 4 KiB random read, 1 thread, depth 128, vs fio io_uring", ratio(ringDirect, fioDirect), 0.97);
         Result async = find(sections, s -> s.title.startsWith("Random 4 KiB reads, page cache, 1 thread"), "async", null);
         add(out, "async API, cached 4 KiB random, 1 loop, vs fio io_uring (separate runs)", ratio(async, fioCached), 0.8);
+        Result jdkVt = find(sections, s -> s.title.contains("virtual threads, O_DIRECT"), "channel-vthreads", null);
+        Result ourVt = find(sections, s -> s.title.contains("virtual threads, O_DIRECT"), "async-vthreads", null);
+        if (jdkVt != null && ourVt != null) {
+            double cores = Runtime.getRuntime().availableProcessors();
+            double c = ourVt.metrics.getOrDefault("carriers", Double.NaN);
+            out.add(List.of("many virtual threads, uncached 4 KiB random reads: async API blocking on virtual threads vs JDK FileChannel"
+                            + " (carriers: ours " + Render.num(c, 0) + ", JDK " + Render.num(jdkVt.metrics.getOrDefault("carriers", Double.NaN), 0) + ")",
+                    String.format(Locale.ROOT, "%.2f×", ratio(ourVt, jdkVt)), "≥ 1.00×, carriers ≤ cores",
+                    ratio(ourVt, jdkVt) >= 1 && c <= cores ? "yes" : "no"));
+        }
         for (String threads : new String[] {"1 thread", "2 threads"}) {
             Predicate<Section> read = s -> s.title.startsWith("JMH JUringReadBenchmark") && s.title.endsWith(", " + threads);
             double worst = worstRatio(sections, read, "registeredFiles", "preOpenedFileChannels");
