@@ -85,7 +85,8 @@ public final class ReportCommand implements Callable<Integer> {
                     String w = r.params.containsKey("category") && r.params.containsKey("load") ? "Load types" : r.workload;
                     byWorkload.computeIfAbsent(w, k -> new ArrayList<>()).add(r);
                 }
-                byWorkload.forEach((w, rows) -> sections.add(new Section(w, rf.command, rows)));
+                byWorkload.forEach((w, rows) -> sections.add(new Section(w,
+                        rows.get(0).command != null ? rows.get(0).command : rf.command, rows)));
             }
             if (sections.isEmpty()) {
                 throw new UsageError("no results found in " + collect);
@@ -252,6 +253,7 @@ public final class ReportCommand implements Callable<Integer> {
                 if (!r.params.containsKey("load")) {
                     r.workload = s.title;
                 }
+                r.command = s.command;
                 all.add(r);
             }
         }
