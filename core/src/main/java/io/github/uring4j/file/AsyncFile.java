@@ -49,8 +49,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * sends {@code IORING_OP_ASYNC_CANCEL}; the buffer stays referenced (and a pooled copy buffer unused) until the
  * kernel's completion arrives, but a direct buffer's contents are undefined after a cancelled read. The variants
  * taking a {@link Duration} attach an {@code IORING_OP_LINK_TIMEOUT} and fail with
- * {@link java.nio.channels.InterruptedByTimeoutException}; the threads backend cannot interrupt a blocking call and
- * ignores the timeout.
+ * {@link java.nio.channels.InterruptedByTimeoutException}. The threads backend cannot interrupt a blocking call:
+ * it reports the timeout on time and lets the call finish on its worker, keeping the buffer until then (a timed-out
+ * read may still have filled it, a timed-out write may still have written).
  */
 public final class AsyncFile implements AutoCloseable {
     private static final int SYNC_RANGE_FLAGS =
@@ -570,7 +571,10 @@ public final class AsyncFile implements AutoCloseable {
 
     // ============================================================================================ the rest
 
-    /** The file's size ({@code statx}). */
+    /**
+     * The file's size ({@code statx}). A {@linkplain FileOption#REGISTERED registered} file has no descriptor to
+     * ask, so its size is taken by path.
+     */
     public CompletableFuture<Long> size() {
         return future(op(Op.SIZE, Op.R_LONG));
     }

@@ -103,6 +103,10 @@ final class Op extends MpscQueue.Node implements Runnable {
     int res0;
     int res1;
     boolean timedOut;
+    /** Threads backend: the caller was told of a timeout; the completion only recycles. Guarded by this. */
+    boolean timeoutFired;
+    /** Threads backend: the completion was delivered; a late timeout does nothing. Guarded by this. */
+    boolean finished;
     /** Where the op runs (io_uring backend). */
     UringLoop loop;
     Op nextLocal;
@@ -146,6 +150,16 @@ final class Op extends MpscQueue.Node implements Runnable {
 
     /** Tells the caller, after returning the op to its pool (so the callback may issue the next op at once). */
     private void complete(Object value, Throwable error) {
+        if (timeoutNanos > 0 && engine instanceof ThreadEngine) {
+            // The threads backend times out by telling the caller early; the blocking call finishes later.
+            synchronized (this) {
+                if (timeoutFired) {
+                    recycle();
+                    return;
+                }
+                finished = true;
+            }
+        }
         CompletableFuture<Object> f = future;
         CompletionHandler<Object, Object> h = handler;
         Object a = attachment;
@@ -175,6 +189,8 @@ final class Op extends MpscQueue.Node implements Runnable {
         synchronized (this) {
             generation++;
             cancelled = false;
+            timeoutFired = false;
+            finished = false;
         }
         kind = 0;
         file = null;
@@ -217,6 +233,32 @@ final class Op extends MpscQueue.Node implements Runnable {
         loop = null;
         nextLocal = null;
         pool.release(this);
+    }
+
+    /** Threads backend: the op's timeout expired while it was generation {@code gen}; tells the caller once. */
+    void timeout(int gen) {
+        CompletableFuture<Object> f;
+        CompletionHandler<Object, Object> h;
+        Object a;
+        synchronized (this) {
+            if (generation != gen || finished || timeoutFired) {
+                return;
+            }
+            timeoutFired = true;
+            f = future;
+            h = handler;
+            a = attachment;
+        }
+        java.nio.channels.InterruptedByTimeoutException e = new java.nio.channels.InterruptedByTimeoutException();
+        if (f != null) {
+            f.completeExceptionally(e);
+        } else if (h != null) {
+            try {
+                h.failed(e, a);
+            } catch (Throwable t) {
+                Log.callbackFailed(t);
+            }
+        }
     }
 
     /** Marks the op cancelled if it is still the generation the canceller saw. */

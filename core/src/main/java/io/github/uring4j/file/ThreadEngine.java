@@ -53,6 +53,21 @@ final class ThreadEngine extends Engine {
                 recording);
     }
 
+    private java.util.concurrent.ScheduledThreadPoolExecutor timer;
+
+    /** A timer thread for per-operation timeouts, started on first use. */
+    private synchronized java.util.concurrent.ScheduledThreadPoolExecutor timer() {
+        if (timer == null) {
+            timer = new java.util.concurrent.ScheduledThreadPoolExecutor(1, r -> {
+                Thread t = new Thread(r, "uring4j-threads-timer");
+                t.setDaemon(true);
+                return t;
+            });
+            timer.setRemoveOnCancelPolicy(true);
+        }
+        return timer;
+    }
+
     @Override
     Backend backend() {
         return Backend.THREADS;
@@ -68,6 +83,11 @@ final class ThreadEngine extends Engine {
         if (closing) {
             op.fail(new AsynchronousCloseException());
             return;
+        }
+        if (op.timeoutNanos > 0) {
+            Op timed = op;
+            int gen = op.generation;
+            timer().schedule(() -> timed.timeout(gen), op.timeoutNanos, TimeUnit.NANOSECONDS);
         }
         try {
             pool.execute(op);
@@ -112,6 +132,11 @@ final class ThreadEngine extends Engine {
     }
 
     private void awaitAndCloseFiles() {
+        synchronized (this) {
+            if (timer != null) {
+                timer.shutdownNow();
+            }
+        }
         boolean interrupted = false;
         while (true) {
             try {

@@ -74,6 +74,8 @@ final class UringLoop implements Runnable, CqeHandler {
     volatile boolean closing;
     private volatile boolean terminated;
     volatile int inFlightCount;
+    /** READ_FIXED/WRITE_FIXED entries prepared (diagnostics and tests). */
+    volatile long fixedOps;
     Thread thread;
 
     // ------------------------------------------------------------------------------------------ loop thread
@@ -308,14 +310,17 @@ final class UringLoop implements Runnable, CqeHandler {
         // Ops that waited for a slot go first, in order.
         while (backlogHead != null && freeTop > 0 && !closing) {
             Op op = backlogHead;
+            // Unlink first: startOp may complete the op at once, and completion recycles it (and its link).
+            Op next = op.nextLocal;
+            op.nextLocal = null;
             if (!startOp(op)) {
+                op.nextLocal = next;
                 break;
             }
-            backlogHead = op.nextLocal;
-            if (backlogHead == null) {
+            backlogHead = next;
+            if (next == null) {
                 backlogTail = null;
             }
-            op.nextLocal = null;
             progress = true;
         }
         MpscQueue.Node n;
@@ -424,8 +429,17 @@ final class UringLoop implements Runnable, CqeHandler {
         if (f != null && op.kind != Op.OPEN && op.kind != Op.CLOSE) {
             f.inflight++;
         }
-        encode(op);
+        encodeOrFail(op);
         return true;
+    }
+
+    /** Encodes; an encoder that refuses (argument, probe) fails the op alone, never the loop. */
+    private void encodeOrFail(Op op) {
+        try {
+            encode(op);
+        } catch (RuntimeException | UringException e) {
+            finishFail(op, e);
+        }
     }
 
     private boolean processRetries() throws UringException {
@@ -454,7 +468,7 @@ final class UringLoop implements Runnable, CqeHandler {
                     continue;
                 }
             }
-            encode(op);
+            encodeOrFail(op);
         }
         return progress;
     }
@@ -485,6 +499,7 @@ final class UringLoop implements Runnable, CqeHandler {
                 int len = op.length;
                 int idx = fixedIndex(a, len);
                 if (idx >= 0) {
+                    fixedOps++;
                     if (read) {
                         s.readFixed(f.target, a, len, op.position, idx);
                     } else {
@@ -1004,6 +1019,15 @@ final class UringLoop implements Runnable, CqeHandler {
 
     /** Queues a task for the loop thread; the future completes when it ran. */
     CompletableFuture<Void> runOnLoop(LoopTask task, OpPool pool) {
+        if (Thread.currentThread() == thread) {
+            // From a completion callback: queueing and waiting would wait for ourselves.
+            try {
+                task.run(this);
+                return CompletableFuture.completedFuture(null);
+            } catch (Throwable t) {
+                return CompletableFuture.failedFuture(t);
+            }
+        }
         Op op = pool.acquire();
         op.kind = Op.CONTROL;
         op.control = task;
@@ -1011,6 +1035,26 @@ final class UringLoop implements Runnable, CqeHandler {
         op.controlDone = done;
         enqueue(op);
         return done;
+    }
+
+    /** A racy snapshot of the loop's state, for diagnosing a hang. */
+    String debugState() {
+        int backlog = 0;
+        for (Op o = backlogHead; o != null; o = o.nextLocal) {
+            backlog++;
+        }
+        StringBuilder sb = new StringBuilder(name).append(": freeSlots=").append(freeTop).append(" expected=")
+                .append(expected).append(" backlog=").append(backlog).append(" retry=").append(retryHead != null)
+                .append(" queueEmpty=").append(queue.isEmpty()).append(" wakeState=").append(wakeState.get())
+                .append(" wakeArmed=").append(wakeArmed).append(" closing=").append(closing).append(" slots:");
+        if (slots != null) {
+            for (Op o : slots) {
+                if (o != null) {
+                    sb.append(' ').append(o.name()).append("/cqes=").append(o.cqes).append("/flags=").append(o.flags);
+                }
+            }
+        }
+        return sb.toString();
     }
 
     IoUring ringForTests() {

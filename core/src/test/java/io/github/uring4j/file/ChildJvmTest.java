@@ -102,4 +102,22 @@ class ChildJvmTest {
             assertTrue(ChildMain.check(content, i), "acknowledged record " + i + " of " + lastAck + " missing");
         }
     }
+
+    /** Case 21 under a real seccomp filter (installed by the child through prctl): fallback with cause and fix. */
+    @Test
+    void case21SeccompBlockedIoUringFallsBack() throws Exception {
+        Path file = dir.resolve("seccomp");
+        Files.write(file, "0123456789".getBytes());
+        Process p = ChildJvm.start(List.of(), List.of(), "seccomp", file.toString());
+        List<String> out = output(p, 60);
+        assertEquals(0, p.exitValue(), out.toString());
+        Assumptions.assumeTrue(out.contains("FILTER ON"), "could not install a seccomp filter: " + out);
+        assertTrue(out.contains("BACKEND THREADS"), out.toString());
+        String reason = out.stream().filter(l -> l.startsWith("REASON ")).findFirst().orElseThrow();
+        assertTrue(reason.contains("EPERM") && reason.contains("seccomp") && reason.contains("backend=threads"), reason);
+        assertTrue(out.contains("READ 10"), out.toString());
+        assertTrue(out.stream().anyMatch(l -> l.startsWith("IO_URING refused: ") && l.contains("EPERM")), out.toString());
+        assertEquals(1, out.stream().filter(l -> l.contains("falling back to the threads backend")).count(),
+                "one warning: " + out);
+    }
 }

@@ -13,11 +13,12 @@ public final class ChildMain {
     private ChildMain() {
     }
 
-    public static void main(String[] args) throws Exception {
+    public static void main(String[] args) throws Throwable {
         switch (args[0]) {
             case "exit" -> exit(Path.of(args[1]));
             case "memlock" -> memlock(Path.of(args[1]));
             case "durable" -> durable(Path.of(args[1]), Backend.valueOf(args[2]));
+            case "seccomp" -> seccomp(Path.of(args[1]));
             default -> throw new IllegalArgumentException(args[0]);
         }
     }
@@ -71,6 +72,55 @@ public final class ChildMain {
                 System.out.println("ACK " + i);
                 System.out.flush();
             }
+        }
+    }
+
+    /**
+     * Case 21 for real: a seccomp filter makes io_uring_setup fail with EPERM (as container runtimes do), then an
+     * AUTO executor must fall back to threads with the reason, and an IO_URING one must refuse.
+     */
+    static void seccomp(Path file) throws Throwable {
+        java.lang.foreign.Linker linker = java.lang.foreign.Linker.nativeLinker();
+        java.lang.invoke.MethodHandle prctl = linker.downcallHandle(linker.defaultLookup().find("prctl").orElseThrow(),
+                java.lang.foreign.FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
+                        ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG),
+                java.lang.foreign.Linker.Option.firstVariadicArg(1));
+        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+            // struct sock_filter { u16 code; u8 jt; u8 jf; u32 k; }
+            MemorySegment prog = arena.allocate(8 * 4, 8);
+            int[][] insns = {
+                {0x20, 0, 0, 0},                 // ld  [seccomp_data.nr]
+                {0x15, 0, 1, 425},               // jeq #__NR_io_uring_setup (x86-64 and arm64), next, skip
+                {0x06, 0, 0, 0x00050000 | 1},    // ret SECCOMP_RET_ERRNO | EPERM
+                {0x06, 0, 0, 0x7fff0000},        // ret SECCOMP_RET_ALLOW
+            };
+            for (int i = 0; i < insns.length; i++) {
+                prog.set(ValueLayout.JAVA_SHORT, i * 8L, (short) insns[i][0]);
+                prog.set(ValueLayout.JAVA_BYTE, i * 8L + 2, (byte) insns[i][1]);
+                prog.set(ValueLayout.JAVA_BYTE, i * 8L + 3, (byte) insns[i][2]);
+                prog.set(ValueLayout.JAVA_INT, i * 8L + 4, insns[i][3]);
+            }
+            // struct sock_fprog { u16 len; struct sock_filter *filter; }
+            MemorySegment fprog = arena.allocate(16, 8);
+            fprog.set(ValueLayout.JAVA_SHORT, 0, (short) insns.length);
+            fprog.set(ValueLayout.JAVA_LONG, 8, prog.address());
+            int r1 = (int) prctl.invokeExact(38, 1L, 0L, 0L, 0L); // PR_SET_NO_NEW_PRIVS
+            int r2 = (int) prctl.invokeExact(22, 2L, fprog.address(), 0L, 0L); // PR_SET_SECCOMP, MODE_FILTER
+            System.out.println("FILTER " + (r1 == 0 && r2 == 0 ? "ON" : "FAILED"));
+        }
+        try (IoExecutor io = IoExecutor.builder().backend(Backend.AUTO).build()) {
+            System.out.println("BACKEND " + io.backend());
+            System.out.println("REASON " + io.fallbackReason().orElse("none"));
+            try (AsyncFile f = AsyncFile.open(io, file).join()) {
+                ByteBuffer b = ByteBuffer.allocate(16);
+                System.out.println("READ " + f.read(b, 0).join());
+            }
+        }
+        try {
+            IoExecutor.builder().backend(Backend.IO_URING).build().close();
+            System.out.println("IO_URING built");
+        } catch (io.github.uring4j.ring.UringUnavailableException e) {
+            System.out.println("IO_URING refused: " + e.getMessage());
         }
     }
 
