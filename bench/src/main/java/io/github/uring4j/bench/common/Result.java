@@ -14,6 +14,8 @@ public final class Result {
     public Map<String, Double> metrics = new LinkedHashMap<>();
     public String primary;
     public String primaryUnit;
+    /** The command line that reproduces the row, when known (the report fills it in). */
+    public String command;
 
     public Result() {
     }

@@ -286,6 +286,55 @@ public class JUringReadBenchmark {
         }
     }
 
+    /** The async API for the virtual-thread row: one executor, and a buffer per task carved from one slab. */
+    @State(Scope.Benchmark)
+    public static class AsyncState {
+        io.github.uring4j.file.IoExecutor executor;
+        Arena arena;
+        MemorySegment slab;
+
+        @Setup(Level.Trial)
+        public void setUp(JUringWorkload w) throws IOException {
+            executor = io.github.uring4j.file.IoExecutor.builder().loops(1).entries(512).name("jmh-juring").build();
+            arena = Arena.ofShared();
+            slab = arena.allocate((long) JUringWorkload.TASKS * w.bufferSize, 4096);
+        }
+
+        @TearDown(Level.Trial)
+        public void tearDown() {
+            executor.close();
+            arena.close();
+        }
+    }
+
+    /**
+     * uring4j's blocking use on virtual threads (until the drop-in channel lands): one virtual thread per task
+     * opening, reading and closing through {@code AsyncFile}, each step awaited with {@code join()}.
+     */
+    @Benchmark
+    @OperationsPerInvocation(JUringWorkload.TASKS)
+    public void asyncOpenReadCloseOnVirtualThreads(JUringWorkload w, AsyncState a, Blackhole bh) throws Exception {
+        try (ExecutorService ex = Executors.newVirtualThreadPerTaskExecutor()) {
+            @SuppressWarnings("unchecked")
+            Future<Long>[] fs = new Future[JUringWorkload.TASKS];
+            for (int task = 0; task < JUringWorkload.TASKS; task++) {
+                int tk = task;
+                fs[task] = ex.submit(() -> {
+                    MemorySegment buf = a.slab.asSlice((long) tk * w.bufferSize, w.bufferSize);
+                    try (io.github.uring4j.file.AsyncFile f = io.github.uring4j.file.AsyncFile
+                            .open(a.executor, w.paths[w.taskFile[tk]], StandardOpenOption.READ).join()) {
+                        int n = f.readFully(buf, w.taskOffset[tk]).join();
+                        checkRes(n, w.bufferSize);
+                    }
+                    return JmhFiles.check(buf, w.taskFile[tk], w.taskOffset[tk], w.bufferSize);
+                });
+            }
+            for (Future<Long> f : fs) {
+                bh.consume(f.get());
+            }
+        }
+    }
+
     static void readFully(FileChannel ch, ByteBuffer bb, long offset) throws IOException {
         while (bb.hasRemaining()) {
             if (ch.read(bb, offset + bb.position()) < 0) {

@@ -80,6 +80,9 @@ public final class LoadTypesCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Also write the rows to this JSON file.")
     Path json;
 
+    @Option(names = "--keep-files", description = "Leave the test files in --dir for the next run (default: delete them).")
+    public boolean keepFiles;
+
     @Option(names = {"-q", "--quiet"}, description = "No progress display.")
     public boolean quiet;
 
@@ -198,6 +201,9 @@ public final class LoadTypesCommand implements Callable<Integer> {
                     }
                 } finally {
                     Files.deleteIfExists(append);
+                    if (!keepFiles) {
+                        Files.deleteIfExists(file);
+                    }
                 }
             }
         }

@@ -22,9 +22,29 @@ import java.util.concurrent.CountDownLatch;
  */
 public final class AsyncStrategy implements ReadStrategy {
 
+    private final boolean virtual;
+
+    /**
+     * @param virtual false: handler-driven workers; true: {@code threads x depth} virtual threads each blocking on
+     *                {@code read(...).join()}, the way a blocking API on virtual threads would use it
+     */
+    public AsyncStrategy(boolean virtual) {
+        this.virtual = virtual;
+    }
+
     @Override
     public String name() {
-        return "async";
+        return virtual ? "async-vthreads" : "async";
+    }
+
+    @Override
+    public boolean virtualThreads() {
+        return virtual;
+    }
+
+    @Override
+    public int workers(ReadConfig cfg) {
+        return virtual ? cfg.threads() * cfg.depth() : cfg.threads();
     }
 
     @Override
@@ -47,9 +67,27 @@ public final class AsyncStrategy implements ReadStrategy {
             closeAll(files, executor);
             throw new IOException("cannot open the data set through AsyncFile: " + e.getMessage(), e);
         }
+        // Virtual-thread workers: one block each, carved from one slab (a shared arena per worker would cost a
+        // handshake to close, ten thousand times).
+        Arena slabArena = virtual ? Arena.ofShared() : null;
+        MemorySegment slab = virtual ? slabArena.allocate((long) workers(cfg) * BlockData.BLOCK_SIZE, 4096) : null;
         return new Session() {
             @Override
             public void run(int worker, WorkerContext ctx) throws Exception {
+                if (virtual) {
+                    MemorySegment buf = slab.asSlice((long) worker * BlockData.BLOCK_SIZE, BlockData.BLOCK_SIZE);
+                    long end = ctx.end();
+                    long now = System.nanoTime();
+                    while (now < end) {
+                        int f = ctx.randomFile();
+                        long off = ctx.randomBlock() * BlockData.BLOCK_SIZE;
+                        long t0 = System.nanoTime();
+                        int n = files.get(f).read(buf, off).join();
+                        now = System.nanoTime();
+                        ctx.completed(t0, now, f, off, n, buf, 0);
+                    }
+                    return;
+                }
                 try (Arena arena = Arena.ofShared()) {
                     new Worker(files, arena, cfg.depth(), ctx).run();
                 }
@@ -58,6 +96,9 @@ public final class AsyncStrategy implements ReadStrategy {
             @Override
             public void close() throws IOException {
                 closeAll(files, executor);
+                if (slabArena != null) {
+                    slabArena.close();
+                }
             }
         };
     }

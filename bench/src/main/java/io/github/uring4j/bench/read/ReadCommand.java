@@ -38,21 +38,23 @@ public final class ReadCommand implements Callable<Integer> {
         STRATEGIES.put("mmap", MmapStrategy::new);
         STRATEGIES.put("channel", () -> new ChannelStrategy(false));
         STRATEGIES.put("channel-vthreads", () -> new ChannelStrategy(true));
-        STRATEGIES.put("async", AsyncStrategy::new);
+        STRATEGIES.put("async", () -> new AsyncStrategy(false));
+        STRATEGIES.put("async-vthreads", () -> new AsyncStrategy(true));
     }
 
     @Option(names = "--dir", description = "Data set directory (default: ${DEFAULT-VALUE}).")
     Path dir = GenerateCommand.defaultDir();
 
     @Option(names = {"-s", "--strategy"}, split = ",",
-            description = "Strategies, comma-separated: ring, mmap, channel, channel-vthreads, async (default: ring,mmap,channel).")
+            description = "Strategies, comma-separated: ring, mmap, channel, channel-vthreads, async, async-vthreads (default: ring,mmap,channel).")
     List<String> strategies = List.of("ring", "mmap", "channel");
 
     @Option(names = {"-t", "--threads"}, description = "Worker threads (default: ${DEFAULT-VALUE}).")
     int threads = 1;
 
     @Option(names = {"-d", "--depth", "--ql"},
-            description = "Reads in flight per ring (ring) / virtual threads per thread (channel-vthreads) (default: ${DEFAULT-VALUE}).")
+            description = "Reads in flight per thread: ring depth, async reads per loop, virtual threads per thread "
+                    + "(channel-vthreads, async-vthreads) (default: ${DEFAULT-VALUE}).")
     int depth = 32;
 
     @Option(names = "--duration", description = "Measured seconds per strategy (default: ${DEFAULT-VALUE}).")

@@ -36,8 +36,11 @@ public final class ReadRun {
             long measureStart = t0 + warmupNanos;
             long end = measureStart + durationNanos;
             List<Thread> threads = new ArrayList<>();
+            // Thousands of virtual-thread workers would each grow a histogram of hundreds of KiB and keep the GC
+            // busy: they share one that takes concurrent writers instead.
+            Histogram shared = strategy.virtualThreads() ? new org.HdrHistogram.ConcurrentHistogram(3) : null;
             for (int w = 0; w < n; w++) {
-                Histogram h = Latency.histogram();
+                Histogram h = shared != null ? shared : Latency.histogram();
                 AtomicLong c = new AtomicLong();
                 WorkerContext ctx = new WorkerContext(ds, strategy.name(), measureStart, end,
                         cfg.seed() * 1_000_003L + w, h, c, corruption, cfg.verify());
@@ -77,6 +80,10 @@ public final class ReadRun {
                 }
                 long cpu1 = os.getProcessCpuTime();
                 long wall1 = System.nanoTime();
+                // Carrier threads of the default virtual-thread scheduler alive now (the JDK adds carriers while
+                // virtual threads are pinned in blocking file I/O).
+                long carriers = Thread.getAllStackTraces().keySet().stream()
+                        .filter(t -> t.getName().startsWith("ForkJoinPool-1-worker-")).count();
                 for (Thread t : threads) {
                     t.join();
                 }
@@ -87,7 +94,9 @@ public final class ReadRun {
                 Histogram all = Latency.histogram();
                 long ops = 0;
                 for (int w = 0; w < n; w++) {
-                    all.add(hists.get(w));
+                    if (shared == null || w == 0) {
+                        all.add(hists.get(w));
+                    }
                     ops += ctxs.get(w).measured();
                 }
                 double secs = (wall1 - wall0) / 1e9;
@@ -110,6 +119,9 @@ public final class ReadRun {
                     r.metric(e.getKey() + "_ns", e.getValue());
                 }
                 r.metric("seconds", secs);
+                if (strategy.virtualThreads()) {
+                    r.metric("carriers", carriers);
+                }
                 r.metric("reads", ops);
                 return r;
             }

@@ -96,6 +96,14 @@ public final class JmhResults {
                         }
                     }
                 }
+                if (o.has("secondaryMetrics")) {
+                    // -prof gc: bytes allocated per operation
+                    o.getAsJsonObject("secondaryMetrics").entrySet().forEach(e -> {
+                        if (e.getKey().endsWith("gc.alloc.rate.norm")) {
+                            r.metric("alloc_b_per_op", e.getValue().getAsJsonObject().get("score").getAsDouble());
+                        }
+                    });
+                }
                 rows.add(r);
             }
             out.add(new Section("JMH " + title, "uring4j-bench jmh " + title.substring(0, title.indexOf(','))

@@ -75,8 +75,12 @@ public final class Render {
         }
         Result base = s.baseline();
         boolean lat = s.hasLatency();
+        boolean carriers = s.rows.stream().anyMatch(r -> r.metrics.containsKey("carriers"));
         List<String> head = new ArrayList<>(List.of("strategy", "threads", "in flight", s.rows.get(0).primaryUnit,
                 "× " + base.strategy, "CPU µs/op"));
+        if (carriers) {
+            head.add("carrier threads");
+        }
         if (lat) {
             for (String n : Latency.NAMES) {
                 head.add(n + " µs");
@@ -92,6 +96,10 @@ public final class Render {
             row.add(num(r.primaryValue() / base.primaryValue(), 2));
             Double cpu = r.metrics.get("cpu_us_per_op");
             row.add(cpu == null ? "–" : num(cpu, 2));
+            if (carriers) {
+                Double c = r.metrics.get("carriers");
+                row.add(c == null ? "–" : num(c, 0));
+            }
             if (lat) {
                 for (String n : Latency.NAMES) {
                     Double v = r.metrics.get(n + "_ns");
@@ -125,6 +133,17 @@ public final class Render {
         b.append('\n');
         for (String n : notes) {
             b.append(n).append("\n\n");
+        }
+        List<List<String>> targets = Targets.table(sections);
+        if (targets.size() > 1) {
+            b.append("## Targets (BENCHMARKS.md)\n\n");
+            for (int i = 0; i < targets.size(); i++) {
+                b.append("| ").append(String.join(" | ", targets.get(i))).append(" |\n");
+                if (i == 0) {
+                    b.append("|---|---|---|---|\n");
+                }
+            }
+            b.append('\n');
         }
         for (Section s : sections) {
             b.append("## ").append(s.title).append("\n\n");
@@ -164,6 +183,19 @@ public final class Render {
         b.append("</ul>\n");
         for (String n : notes) {
             b.append("<p>").append(esc(n)).append("</p>\n");
+        }
+        List<List<String>> targets = Targets.table(sections);
+        if (targets.size() > 1) {
+            b.append("<h2>Targets (BENCHMARKS.md)</h2>\n<table>\n");
+            for (int i = 0; i < targets.size(); i++) {
+                String cell = i == 0 ? "th" : "td";
+                b.append("<tr>");
+                for (String c : targets.get(i)) {
+                    b.append('<').append(cell).append('>').append(esc(c)).append("</").append(cell).append('>');
+                }
+                b.append("</tr>\n");
+            }
+            b.append("</table>\n");
         }
         for (Section s : sections) {
             b.append("<h2>").append(esc(s.title)).append("</h2>\n");

@@ -85,7 +85,8 @@ public final class ReportCommand implements Callable<Integer> {
                     String w = r.params.containsKey("category") && r.params.containsKey("load") ? "Load types" : r.workload;
                     byWorkload.computeIfAbsent(w, k -> new ArrayList<>()).add(r);
                 }
-                byWorkload.forEach((w, rows) -> sections.add(new Section(w, rf.command, rows)));
+                byWorkload.forEach((w, rows) -> sections.add(new Section(w,
+                        rows.get(0).command != null ? rows.get(0).command : rf.command, rows)));
             }
             if (sections.isEmpty()) {
                 throw new UsageError("no results found in " + collect);
@@ -150,6 +151,16 @@ public final class ReportCommand implements Callable<Integer> {
                 ReadRun.run(ds, ReadCommand.STRATEGIES.get(st).get(), new ReadConfig(1, 32, false, 7), 0,
                         quick ? 200_000_000L : 2_000_000_000L, new Corruption(), true);
             }
+            // 2b. many virtual threads blocking on uncached reads: the JDK pins a carrier per read and adds carriers,
+            // which outlive the run; so this runs first, before any other virtual-thread row, and ours before the JDK's.
+            List<Result> vt = new ArrayList<>();
+            int many = quick ? 200 : 10_000;
+            for (String st : List.of("async-vthreads", "channel-vthreads")) {
+                vt.add(read(ds, st, 1, many, true, "cold", warm, secs));
+            }
+            Section manyVirtual = new Section(String.format(Locale.ROOT, "%,d virtual threads, O_DIRECT random 4 KiB reads", many),
+                    "uring4j-bench read --dir DIR --direct --depth " + many + " -s channel-vthreads,async-vthreads --duration "
+                            + fmt(secs), vt);
             // 1. cached random reads, 1 and 2 threads
             for (int threads : quick ? new int[] {1} : new int[] {1, 2}) {
                 List<Result> rows = new ArrayList<>();
@@ -169,6 +180,7 @@ public final class ReportCommand implements Callable<Integer> {
             sections.add(new Section("Random 4 KiB reads, O_DIRECT, 1 thread",
                     "uring4j-bench read --dir DIR --direct --threads 1 --depth 128 -s ring,async,channel; --depth 32 -s channel-vthreads",
                     direct));
+            sections.add(manyVirtual);
             // 3. fio beside us
             String fio = Fio.find();
             if (fio != null) {
@@ -241,6 +253,7 @@ public final class ReportCommand implements Callable<Integer> {
                 if (!r.params.containsKey("load")) {
                     r.workload = s.title;
                 }
+                r.command = s.command;
                 all.add(r);
             }
         }

@@ -29,7 +29,7 @@ public final class Section {
         {"ring", "channel"}, {"async", "channel"}, {"mmap", "channel"},
         {"registeredFiles", "preOpenedFileChannels"}, {"ringOpenReadClose", "fileChannelOpenReadClose"},
         {"ringNative", "directBuffer"}, {"ringSplice", "transferTo"}, {"ringWholeFile", "fileSizeBuffer"},
-        {"ring8k", "manualBuffer8k"},
+        {"ring8k", "manualBuffer8k"}, {"asyncOpenReadCloseOnVirtualThreads", "fileChannelOpenReadCloseOnVirtualThreads"},
     };
 
     public boolean hasLatency() {
@@ -40,6 +40,11 @@ public final class Section {
     public Result baseline() {
         for (Result r : rows) {
             if (r.strategy.equals("channel")) {
+                return r;
+            }
+        }
+        for (Result r : rows) {
+            if (r.strategy.equals("channel-vthreads")) {
                 return r;
             }
         }

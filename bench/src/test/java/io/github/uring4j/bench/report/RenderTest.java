@@ -77,4 +77,14 @@ class RenderTest {
         assertTrue(html.contains("Reads &lt;1&gt;"));
         assertTrue(html.contains("ext4 on /dev/x"));
     }
+
+    @Test
+    void targetsComeFromTheSectionsPresent() {
+        Result fio = read("fio io_uring", 100);
+        Result ring = read("uring4j ring", 96);
+        Section s = new Section("fio and uring4j, random 4 KiB reads, page cache, depth 32", null, List.of(fio, ring));
+        List<List<String>> t = Targets.table(List.of(s));
+        assertEquals(2, t.size());
+        assertEquals(List.of("0.96×", "≥ 0.95×", "yes"), t.get(1).subList(1, 4));
+    }
 }

@@ -1,0 +1,128 @@
+package io.github.uring4j.bench.report;
+
+import io.github.uring4j.bench.common.Result;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Predicate;
+
+/**
+ * The targets of BENCHMARKS.md that the sections at hand can answer, as measured ratios: a row per target with
+ * the ratio, the goal and whether it was met. Targets whose rows are absent are left out.
+ */
+public final class Targets {
+
+    private Targets() {
+    }
+
+    public static List<List<String>> table(List<Section> sections) {
+        List<List<String>> out = new ArrayList<>();
+        out.add(List.of("target", "measured", "goal", "met"));
+        Result fioCached = find(sections, s -> s.title.startsWith("fio") && s.title.contains("page cache"), "fio io_uring", null);
+        Result ringCached = find(sections, s -> s.title.startsWith("fio") && s.title.contains("page cache"), "uring4j ring", null);
+        add(out, "ring API, cached 4 KiB random read, 1 thread, depth 32, vs fio io_uring (fio harness, not t/io_uring)",
+                ratio(ringCached, fioCached), 0.95);
+        Result fioDirect = find(sections, s -> s.title.startsWith("fio") && s.title.contains("O_DIRECT"), "fio io_uring", null);
+        Result ringDirect = find(sections, s -> s.title.startsWith("fio") && s.title.contains("O_DIRECT"), "uring4j ring", null);
+        add(out, "ring API, O_DIRECT 4 KiB random read, 1 thread, depth 128, vs fio io_uring", ratio(ringDirect, fioDirect), 0.97);
+        Result async = find(sections, s -> s.title.startsWith("Random 4 KiB reads, page cache, 1 thread"), "async", null);
+        add(out, "async API, cached 4 KiB random, 1 loop, vs fio io_uring (separate runs)", ratio(async, fioCached), 0.8);
+        Result jdkVt = find(sections, s -> s.title.contains("virtual threads, O_DIRECT"), "channel-vthreads", null);
+        Result ourVt = find(sections, s -> s.title.contains("virtual threads, O_DIRECT"), "async-vthreads", null);
+        if (jdkVt != null && ourVt != null) {
+            double cores = Runtime.getRuntime().availableProcessors();
+            double c = ourVt.metrics.getOrDefault("carriers", Double.NaN);
+            out.add(List.of("many virtual threads, uncached 4 KiB random reads: async API blocking on virtual threads vs JDK FileChannel"
+                            + " (carriers: ours " + Render.num(c, 0) + ", JDK " + Render.num(jdkVt.metrics.getOrDefault("carriers", Double.NaN), 0) + ")",
+                    String.format(Locale.ROOT, "%.2f×", ratio(ourVt, jdkVt)), "≥ 1.00×, carriers ≤ cores",
+                    ratio(ourVt, jdkVt) >= 1 && c <= cores ? "yes" : "no"));
+        }
+        for (String threads : new String[] {"1 thread", "2 threads"}) {
+            Predicate<Section> read = s -> s.title.startsWith("JMH JUringReadBenchmark") && s.title.endsWith(", " + threads);
+            double worst = worstRatio(sections, read, "registeredFiles", "preOpenedFileChannels");
+            add(out, "JUring random read, registered files vs pre-opened FileChannels, worst buffer size, " + threads, worst, 1.0);
+            Result orc = find(sections, read, "ringOpenReadClose", "bufferSize=4096");
+            Result fcorc = find(sections, read, "fileChannelOpenReadClose", "bufferSize=4096");
+            add(out, "open + read + close 4 KiB, ring vs FileChannel, " + threads, ratio(orc, fcorc), 1.3);
+            Predicate<Section> write = s -> s.title.startsWith("JMH JUringWriteBenchmark") && s.title.endsWith(", " + threads);
+            add(out, "JUring random write, registered files vs pre-opened FileChannels, worst buffer size, " + threads,
+                    worstRatio(sections, write, "registeredFiles", "preOpenedFileChannels"), 1.0);
+        }
+        // Allocation (JMH -prof gc): the ring API's single-read and batch rows, the async handler row.
+        double ringAlloc = maxMetric(sections, "alloc_b_per_op", "ring", "readBatch");
+        if (!Double.isNaN(ringAlloc)) {
+            out.add(List.of("allocation, ring API (JMH -prof gc: PageCacheVsDirect ring, RingLoop readBatch)", String.format(Locale.ROOT, "%.1f B/op", ringAlloc),
+                    "0 B/op (< 1 after JMH rounding)", ringAlloc < 1 ? "yes" : "no"));
+        }
+        double asyncAlloc = maxMetric(sections, "alloc_b_per_op", "asyncFileHandler");
+        if (!Double.isNaN(asyncAlloc)) {
+            out.add(List.of("allocation, async handler API (JMH -prof gc)", String.format(Locale.ROOT, "%.1f B/op", asyncAlloc),
+                    "≤ 64 B/op", asyncAlloc <= 64 ? "yes" : "no"));
+        }
+        return out;
+    }
+
+    private static double maxMetric(List<Section> sections, String metric, String... strategies) {
+        double max = Double.NaN;
+        for (Section s : sections) {
+            if (!s.title.startsWith("JMH")) {
+                continue;
+            }
+            for (Result r : s.rows) {
+                Double v = r.metrics.get(metric);
+                if (v != null && List.of(strategies).contains(r.strategy)) {
+                    max = Double.isNaN(max) ? v : Math.max(max, v);
+                }
+            }
+        }
+        return max;
+    }
+
+    private static void add(List<List<String>> out, String what, double ratio, double goal) {
+        if (Double.isNaN(ratio)) {
+            return;
+        }
+        out.add(List.of(what, String.format(Locale.ROOT, "%.2f×", ratio), String.format(Locale.ROOT, "≥ %.2f×", goal),
+                ratio >= goal ? "yes" : "no"));
+    }
+
+    private static double ratio(Result a, Result b) {
+        return a == null || b == null ? Double.NaN : Render.ratio(a, b);
+    }
+
+    private static Result find(List<Section> sections, Predicate<Section> which, String strategy, String category) {
+        for (Section s : sections) {
+            if (!which.test(s)) {
+                continue;
+            }
+            for (Result r : s.rows) {
+                if (r.strategy.equals(strategy) && (category == null || category.equals(r.params.get("category")))) {
+                    return r;
+                }
+            }
+        }
+        return null;
+    }
+
+    /** The smallest a/b over the cases of the matching sections. */
+    private static double worstRatio(List<Section> sections, Predicate<Section> which, String a, String b) {
+        double worst = Double.NaN;
+        for (Section s : sections) {
+            if (!which.test(s)) {
+                continue;
+            }
+            for (Result ra : s.rows) {
+                if (!ra.strategy.equals(a)) {
+                    continue;
+                }
+                for (Result rb : s.rows) {
+                    if (rb.strategy.equals(b) && rb.params.get("category").equals(ra.params.get("category"))) {
+                        double r = Render.ratio(ra, rb);
+                        worst = Double.isNaN(worst) ? r : Math.min(worst, r);
+                    }
+                }
+            }
+        }
+        return worst;
+    }
+}
