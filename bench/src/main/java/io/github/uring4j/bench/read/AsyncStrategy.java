@@ -54,7 +54,9 @@ public final class AsyncStrategy implements ReadStrategy {
 
     @Override
     public Session open(DataSet ds, ReadConfig cfg) throws IOException {
+        // Room in the kernel for as many reads as there are workers (up to 1024 per loop): a device wants depth.
         IoExecutor executor = IoExecutor.builder().loops(cfg.threads()).entries(Math.max(64, cfg.depth() * 2))
+                .inFlightLimit(Math.min(1024, Math.max(256, cfg.depth())))
                 .name("bench-async").build();
         List<AsyncFile> files = new ArrayList<>();
         try {
