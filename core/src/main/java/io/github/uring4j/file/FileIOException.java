@@ -1,24 +1,22 @@
 package io.github.uring4j.file;
 
 import io.github.uring4j.linux.Errno;
-import java.io.IOException;
+import io.github.uring4j.ring.UringException;
 
 /**
  * An I/O operation on a file failed with an errno the JDK has no dedicated exception for. The message reads like
- * {@code EBADF during READ of /data/x at 4096}; the parts are available separately.
+ * {@code EBADF during READ of /data/x at 4096}; the parts are available separately ({@link #errno()},
+ * {@link #errnoName()} and {@link #operation()} — {@code "READ"}, {@code "OPEN"}, {@code "FSYNC"}, ... — come from
+ * {@link UringException}).
  */
-public class FileIOException extends IOException {
+public class FileIOException extends UringException {
     private static final long serialVersionUID = 1L;
 
-    private final int errno;
-    private final String operation;
     private final String path;
     private final long offset;
 
     public FileIOException(int errno, String operation, String path, long offset, String detail) {
-        super(message(errno, operation, path, offset, detail));
-        this.errno = Math.abs(errno);
-        this.operation = operation;
+        super(operation, errno, message(errno, operation, path, offset, detail));
         this.path = path;
         this.offset = offset;
     }
@@ -35,21 +33,6 @@ public class FileIOException extends IOException {
             sb.append(": ").append(detail);
         }
         return sb.toString();
-    }
-
-    /** The positive errno value. */
-    public int errno() {
-        return errno;
-    }
-
-    /** {@code "EBADF"}, {@code "EIO"}, ... */
-    public String errnoName() {
-        return Errno.name(errno);
-    }
-
-    /** {@code "READ"}, {@code "OPEN"}, {@code "FSYNC"}, ... */
-    public String operation() {
-        return operation;
     }
 
     /** The file, or null when not known. */
