@@ -208,6 +208,9 @@ public final class BufferPool implements AutoCloseable {
 
         /** Alignment of every buffer, a power of two; default 4096. */
         public Builder alignment(int alignment) {
+            if (alignment <= 0 || Integer.bitCount(alignment) != 1) {
+                throw new IllegalArgumentException("alignment must be a power of two: " + alignment);
+            }
             this.alignment = alignment;
             return this;
         }
