@@ -136,8 +136,14 @@ class FallbackTest {
         IoExecutor io = IoExecutor.builder().backend(Backend.THREADS).threads(2).build();
         AsyncFile pipe = get(AsyncFile.open(io, fifo, StandardOpenOption.READ, StandardOpenOption.WRITE));
         AsyncFile f = get(AsyncFile.open(io, other));
-        var stuck = pipe.read(ByteBuffer.allocate(1), 0);
+        // An open's future completes just before its worker counts it out of flight: wait for that, so that the
+        // in-flight count seen below is the read's.
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (io.inFlight() > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
+        var stuck = pipe.read(ByteBuffer.allocate(1), 0);
+        deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (io.inFlight() < 1 && System.nanoTime() < deadline) {
             Thread.sleep(1);
         }
