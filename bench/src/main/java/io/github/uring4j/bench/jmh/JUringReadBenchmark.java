@@ -108,13 +108,7 @@ public class JUringReadBenchmark {
 
         @TearDown(Level.Trial)
         public void tearDown() throws IOException {
-            ring.unregisterFiles();
-            for (int f = 0; f < fds.length; f++) {
-                RingFiles.close(ring, fds[f]);
-                channels[f].close();
-            }
-            ring.close();
-            arena.close();
+            JUringWorkload.closeRingState(ring, fds, channels, arena);
         }
 
         @Override

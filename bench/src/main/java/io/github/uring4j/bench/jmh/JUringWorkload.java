@@ -50,4 +50,16 @@ public class JUringWorkload {
             taskOffset[t] = r.nextLong(slots) * 512;
         }
     }
+
+    /** Releases what a ring state of the JUring benchmarks opened: registered files, descriptors, channels, ring, arena. */
+    static void closeRingState(io.github.uring4j.ring.IoUring ring, int[] fds, java.nio.channels.FileChannel[] channels,
+            java.lang.foreign.Arena arena) throws IOException {
+        ring.unregisterFiles();
+        for (int f = 0; f < fds.length; f++) {
+            io.github.uring4j.bench.common.RingFiles.close(ring, fds[f]);
+            channels[f].close();
+        }
+        ring.close();
+        arena.close();
+    }
 }

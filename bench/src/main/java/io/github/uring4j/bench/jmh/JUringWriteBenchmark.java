@@ -107,13 +107,7 @@ public class JUringWriteBenchmark {
 
         @TearDown(Level.Trial)
         public void tearDown() throws IOException {
-            ring.unregisterFiles();
-            for (int f = 0; f < fds.length; f++) {
-                RingFiles.close(ring, fds[f]);
-                channels[f].close();
-            }
-            ring.close();
-            arena.close();
+            JUringWorkload.closeRingState(ring, fds, channels, arena);
         }
 
         @Override
