@@ -6,6 +6,7 @@
  * The kernel ABI ({@code io.github.uring4j.linux}) stays internal.
  */
 module io.github.uring4j.core {
+    exports io.github.uring4j;
     exports io.github.uring4j.ring;
     exports io.github.uring4j.file;
 }

@@ -1,15 +1,14 @@
 package io.github.uring4j.file;
 
-import io.github.uring4j.linux.Errno;
-import io.github.uring4j.ring.UringException;
+import io.github.uring4j.ErrnoException;
 
 /**
  * An I/O operation on a file failed with an errno the JDK has no dedicated exception for. The message reads like
  * {@code EBADF during READ of /data/x at 4096}; the parts are available separately ({@link #errno()},
  * {@link #errnoName()} and {@link #operation()} — {@code "READ"}, {@code "OPEN"}, {@code "FSYNC"}, ... — come from
- * {@link UringException}).
+ * {@link ErrnoException}). Both backends throw it: io_uring and the thread pool.
  */
-public class FileIOException extends UringException {
+public class FileIOException extends ErrnoException {
     private static final long serialVersionUID = 1L;
 
     private final String path;
@@ -22,7 +21,7 @@ public class FileIOException extends UringException {
     }
 
     private static String message(int errno, String operation, String path, long offset, String detail) {
-        StringBuilder sb = new StringBuilder(Errno.name(errno)).append(" during ").append(operation);
+        StringBuilder sb = new StringBuilder(ErrnoException.name(errno)).append(" during ").append(operation);
         if (path != null) {
             sb.append(" of ").append(path);
         }

@@ -185,8 +185,9 @@ final class UringLoop implements Runnable, CqeHandler {
         // CQ room for every op in flight; links, timeouts and cancels beyond that overflow into the kernel's
         // backlog (IORING_FEAT_NODROP), which reap() flushes. Ring memory counts against memlock on some kernels.
         long cq = Math.min(65536, 2L * Math.max(config.entries, inflight));
-        ring = IoUring.open(IoUring.options().entries(config.entries).cqEntries((int) cq).flags(config.setupFlags)
-                .syscalls(sys));
+        IoUring.Options o = IoUring.options().entries(config.entries).cqEntries((int) cq).flags(config.setupFlags);
+        io.github.uring4j.linux.InternalAccess.ringOptions().syscalls(o, sys);
+        ring = IoUring.open(o);
         arena = Arena.ofShared();
         eventFd = sys.eventfd(0, Uapi.EFD_CLOEXEC);
         if (eventFd < 0) {
@@ -214,7 +215,7 @@ final class UringLoop implements Runnable, CqeHandler {
                 fileTable = false; // before 5.19: FileOption.REGISTERED falls back to plain descriptors
             }
         }
-        ftruncateOp = ring.probe().supports(io.github.uring4j.ring.Op.FTRUNCATE);
+        ftruncateOp = ring.probe().supports(io.github.uring4j.ring.Opcode.FTRUNCATE);
     }
 
     private void loop() throws UringException {

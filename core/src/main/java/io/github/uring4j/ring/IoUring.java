@@ -13,9 +13,11 @@ import io.github.uring4j.linux.Iovec;
 import io.github.uring4j.linux.KernelTimespec;
 import io.github.uring4j.linux.Syscalls;
 import io.github.uring4j.linux.Uapi;
+import io.github.uring4j.linux.InternalAccess;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
+import java.lang.ref.Cleaner;
 import java.util.Objects;
 
 /**
@@ -37,14 +39,31 @@ import java.util.Objects;
  * {@link #bindCompletionsTo(Thread)}, for a submitter/reaper pair.
  *
  * <h2>Memory</h2>
- * Buffers, paths and structs handed to an encoder must stay valid until the operation's completion is reaped:
- * the kernel reads and writes them asynchronously. After {@link #close()} every method throws
+ * As with liburing, the caller keeps every buffer, path and struct handed to an encoder valid until the
+ * operation's completion is reaped: the kernel reads and writes them asynchronously, and nothing here can know
+ * when the caller frees them. What can be checked is refused with an exception, before anything reaches the
+ * kernel: a segment whose arena is already closed, a heap segment, a negative or oversized length, an address
+ * range outside the registered buffer a fixed operation names. After {@link #close()} every method throws
  * {@link IllegalStateException}; the mappings are released exactly as they were made.
+ *
+ * <h2>Release</h2>
+ * {@link #close()} releases the ring. A ring whose owner thread has ended may be closed from any thread, and a
+ * ring that becomes unreachable without {@code close()} is released by a cleaner: no descriptor or mapping
+ * outlives its ring.
  */
 public final class IoUring implements AutoCloseable {
 
     /** Release/acquire access to the ring indexes shared with the kernel. */
     private static final VarHandle INT = JAVA_INT.varHandle();
+    private static final Cleaner CLEANER = Cleaner.create(r -> {
+        Thread t = new Thread(r, "uring4j-ring-cleaner");
+        t.setDaemon(true);
+        return t;
+    });
+
+    static {
+        InternalAccess.ringOptions((options, syscalls) -> ((Options) options).syscalls(syscalls));
+    }
 
     private static final long OFF_SQ_RING = 0L;
     private static final long OFF_CQ_RING = 0x8000000L;
@@ -105,10 +124,14 @@ public final class IoUring implements AutoCloseable {
     private int enterFlags;
     private int registeredRingIndex = -1;
 
+    /** Registered buffers as {base, length} pairs, for the fixed-buffer encoders' range check; null when none. */
+    private long[] fixedBuffers;
+
     private Thread owner;
     private Thread completionOwner;
     private boolean reaping;
     private volatile boolean closed;
+    private final Cleaner.Cleanable cleanable;
 
     // ------------------------------------------------------------------------------------------------ setup
 
@@ -246,6 +269,7 @@ public final class IoUring implements AutoCloseable {
             this.probe = loadProbe(sys, fd);
             this.supported = probe.known() ? probe.table() : null;
             this.sqe = new Sqe(this, sqes);
+            this.cleanable = CLEANER.register(this, new Release(sys, a, fd, sqMap, sqLen, cqMap, cqLen, sqeMap, sqeLen));
             ok = true;
         } finally {
             if (!ok) {
@@ -334,25 +358,39 @@ public final class IoUring implements AutoCloseable {
 
         /** Adds {@code IORING_SETUP_SQPOLL}: a kernel thread submits, sleeping after {@code idleMillis} idle. */
         public Options sqPoll(int idleMillis) {
+            if (idleMillis < 0) {
+                throw new IllegalArgumentException("sqPoll idle time must be 0 or more milliseconds: " + idleMillis);
+            }
             this.flags |= Uapi.IORING_SETUP_SQPOLL;
             this.sqThreadIdleMillis = idleMillis;
             return this;
         }
 
-        /** Pins the SQPOLL thread to {@code cpu} ({@code IORING_SETUP_SQ_AFF}). */
+        /** Pins the SQPOLL thread to {@code cpu} ({@code IORING_SETUP_SQ_AFF}); {@code cpu} is a CPU number, 0 or more. */
         public Options sqThreadCpu(int cpu) {
+            if (cpu < 0) {
+                throw new IllegalArgumentException("sqThreadCpu must be a CPU number (0 or more): " + cpu);
+            }
             this.sqThreadCpu = cpu;
             return this;
         }
 
-        /** Shares {@code other}'s async worker pool ({@code IORING_SETUP_ATTACH_WQ}). */
+        /**
+         * Shares {@code other}'s async worker pool ({@code IORING_SETUP_ATTACH_WQ}).
+         *
+         * @throws IllegalStateException when {@code other} is closed (its descriptor number may already name
+         *                               another ring)
+         */
         public Options attachWq(IoUring other) {
+            if (!other.isOpen()) {
+                throw new IllegalStateException("attachWq: " + other + " is closed");
+            }
             this.attachWqFd = other.ringFd;
             return this;
         }
 
-        /** The system-call layer; tests pass one that injects failures. Internal type: not for applications. */
-        public Options syscalls(Syscalls syscalls) {
+        /** The system-call layer; tests pass one that injects failures. */
+        Options syscalls(Syscalls syscalls) {
             this.syscalls = Objects.requireNonNull(syscalls);
             return this;
         }
@@ -437,8 +475,10 @@ public final class IoUring implements AutoCloseable {
     }
 
     /**
-     * The next free SQE, cleared; the same {@link Sqe} object each time, positioned on the new entry: it is valid
-     * until the next call.
+     * The next free SQE: the same {@link Sqe} object each time, positioned on the next free entry. The entry is
+     * claimed only when an encoder ({@link Sqe#read}, {@link Sqe#nop}, ...) has written all of it; if anything
+     * throws before that (an argument the encoder refuses, or the caller's own code computing an argument), nothing
+     * is claimed and nothing reaches the kernel. Each entry needs its own {@code nextSqe()}.
      *
      * @throws SubmissionQueueFullException when every SQE is taken ({@link #trySqe()} returns null instead)
      */
@@ -459,18 +499,40 @@ public final class IoUring implements AutoCloseable {
         if (tail - head >= sqEntries) {
             return null;
         }
-        sqeTail = tail + 1;
-        sqe.position(((long) (tail & sqMask)) << sqeShift);
+        sqe.arm(((long) (tail & sqMask)) << sqeShift);
         return sqe;
     }
 
-    /**
-     * Gives back the SQE claimed last, when its encoder refused its arguments: an entry left half-written must
-     * never reach the kernel.
-     */
+    /** An encoder finished writing the armed entry: it becomes part of the next submission. */
+    void claim() {
+        sqeTail++;
+    }
+
+    /** Gives back the entry claimed last, when a modifier refused its argument after the encoder ran. */
     void unclaimLast() {
         if (sqeTail != publishedTail) {
             sqeTail--;
+        }
+    }
+
+    /**
+     * Checks that {@code [address, address + length)} lies inside registered buffer {@code index}: the kernel would
+     * otherwise read or write wherever the address points.
+     */
+    void checkFixedRange(long address, long length, int index) {
+        long[] bufs = fixedBuffers;
+        if (bufs == null) {
+            throw new IllegalArgumentException("no buffers are registered with this ring (registerBuffers)");
+        }
+        if (index < 0 || 2 * index >= bufs.length) {
+            throw new IllegalArgumentException("registered buffer index " + index + " outside 0.." + (bufs.length / 2 - 1));
+        }
+        long base = bufs[2 * index];
+        long end = base + bufs[2 * index + 1];
+        if (address < base || length < 0 || address + length > end) {
+            throw new IllegalArgumentException("0x" + Long.toHexString(address) + " + " + length
+                    + " bytes lies outside registered buffer " + index + " (0x" + Long.toHexString(base) + " + "
+                    + (end - base) + ")");
         }
     }
 
@@ -490,6 +552,7 @@ public final class IoUring implements AutoCloseable {
 
     private int submit(int waitNr, boolean getEvents) throws UringException {
         checkOwner();
+        sqe.disarm();
         int tail = sqeTail;
         int flushed = tail - publishedTail;
         if (flushed != 0) {
@@ -715,16 +778,26 @@ public final class IoUring implements AutoCloseable {
                 if (!buffers[i].isNative()) {
                     throw new IllegalArgumentException("buffer " + i + " is on the heap; registered buffers must be native");
                 }
+                if (!buffers[i].scope().isAlive()) {
+                    throw new IllegalStateException("buffer " + i + " belongs to a closed arena");
+                }
                 long base = i * Iovec.LAYOUT.byteSize();
                 iov.set(JAVA_LONG, base + Iovec.BASE, buffers[i].address());
                 iov.set(JAVA_LONG, base + Iovec.LEN, buffers[i].byteSize());
             }
             register("IORING_REGISTER_BUFFERS", Uapi.IORING_REGISTER_BUFFERS, iov, buffers.length);
+            long[] ranges = new long[2 * buffers.length];
+            for (int i = 0; i < buffers.length; i++) {
+                ranges[2 * i] = buffers[i].address();
+                ranges[2 * i + 1] = buffers[i].byteSize();
+            }
+            fixedBuffers = ranges;
         }
     }
 
     public void unregisterBuffers() throws UringException {
         register("IORING_UNREGISTER_BUFFERS", Uapi.IORING_UNREGISTER_BUFFERS, MemorySegment.NULL, 0);
+        fixedBuffers = null;
     }
 
     /** Signals {@code eventFd} on each completion. */
@@ -826,24 +899,35 @@ public final class IoUring implements AutoCloseable {
 
     /**
      * Unmaps the rings with the lengths they were mapped with and closes the descriptor; the kernel cancels what
-     * is still in flight. A second call does nothing.
+     * is still in flight. A second call does nothing. Only the owner may close the ring, or any thread once the
+     * owner has ended.
      */
     @Override
     public void close() {
         if (closed) {
             return;
         }
-        if (Thread.currentThread() != owner) {
-            throw new WrongThreadException("io_uring ring is owned by " + owner + ", not " + Thread.currentThread());
+        Thread o = owner;
+        if (Thread.currentThread() != o && o.isAlive()) {
+            throw new WrongThreadException("io_uring ring is owned by " + o + ", not " + Thread.currentThread());
         }
         closed = true;
-        arena.close();
-        sys.munmap(sqesAddr, sqesLen);
-        if (cqRingAddr != sqRingAddr) {
-            sys.munmap(cqRingAddr, cqRingLen);
+        cleanable.clean();
+    }
+
+    /** What a ring holds of the system, released once: by {@link #close()}, or by the cleaner when unreachable. */
+    private record Release(Syscalls sys, Arena arena, int fd, long sqMap, long sqLen, long cqMap, long cqLen,
+            long sqeMap, long sqeLen) implements Runnable {
+        @Override
+        public void run() {
+            arena.close();
+            sys.munmap(sqeMap, sqeLen);
+            if (cqMap != sqMap) {
+                sys.munmap(cqMap, cqLen);
+            }
+            sys.munmap(sqMap, sqLen);
+            sys.close(fd);
         }
-        sys.munmap(sqRingAddr, sqRingLen);
-        sys.close(ringFd);
     }
 
     /** The mappings as {address, length} pairs: SQ ring, CQ ring (same as SQ with SINGLE_MMAP), SQEs. For tests. */

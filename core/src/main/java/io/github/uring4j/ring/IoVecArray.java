@@ -29,6 +29,9 @@ public final class IoVecArray {
         if (!buffer.isNative()) {
             throw new IllegalArgumentException("iovec buffers must be native memory");
         }
+        if (!buffer.scope().isAlive()) {
+            throw new IllegalStateException("iovec buffer belongs to a closed arena");
+        }
         return set(index, buffer.address(), buffer.byteSize());
     }
 

@@ -38,7 +38,7 @@ public final class Probe {
         StringBuilder sb = new StringBuilder("Probe[lastOp=").append(lastOp).append(", supported=");
         for (int i = 0; i < supported.length; i++) {
             if (supported[i]) {
-                sb.append(Op.name(i).substring("IORING_OP_".length())).append(' ');
+                sb.append(Opcode.name(i).substring("IORING_OP_".length())).append(' ');
             }
         }
         return sb.append(']').toString();

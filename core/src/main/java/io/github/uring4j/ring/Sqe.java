@@ -11,40 +11,73 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * A submission queue entry being prepared: {@link IoUring#nextSqe()} positions this one object on the next free
- * entry, an encoder ({@link #read}, {@link #openat}, ...) writes the whole entry for its opcode, and the modifiers
- * ({@link #userData}, {@link #flags}, {@link #rwFlags}, ...) adjust it. Nothing here allocates.
+ * entry, an encoder ({@link #read}, {@link #openat}, ...) writes the whole entry for its opcode and claims it, and
+ * the modifiers ({@link #userData}, {@link #flags}, {@link #rwFlags}, ...) adjust the entry just encoded. Nothing
+ * here allocates.
+ *
+ * <p><b>All or nothing.</b> An entry joins the next submission only once its encoder has written every field. If
+ * anything throws first (an argument an encoder refuses, or the caller's code computing an argument), the entry
+ * is not claimed and the next {@link IoUring#submit()} never sees it; a modifier that refuses its argument gives
+ * the entry back. Each entry takes its own {@code nextSqe()}: a second encoder call on the same claim throws.
  *
  * <p><b>Memory.</b> Every segment an encoder takes (buffers, paths, iovecs, timespecs, statx and open_how structs)
- * is read or written by the kernel after submission, possibly from a worker thread. It must stay valid and
- * unmoved until the operation's completion has been reaped. Heap segments are refused.
+ * is read or written by the kernel after submission, possibly from a worker thread. The caller keeps it valid and
+ * unmoved until the operation's completion has been reaped, as with liburing. Refused at once: heap segments,
+ * segments of a closed arena, negative or oversized lengths, and for the raw-address forms a null address with a
+ * length, or (fixed buffers) a range outside the registered buffer.
  *
  * <p>Each encoder checks the ring's probe and throws {@link UnsupportedOperationException} naming the opcode when
  * the running kernel lacks it.
  */
 public final class Sqe {
+    /** Not positioned on an entry: modifiers and encoders refuse. */
+    private static final int IDLE = 0;
+    /** Positioned by {@code nextSqe()}, not yet written: an encoder may run. */
+    private static final int ARMED = 1;
+    /** Written and claimed, not yet submitted: modifiers may adjust it. */
+    private static final int ENCODED = 2;
+
     private final IoUring ring;
     private final MemorySegment sqes;
     private long base;
+    private int state;
 
     Sqe(IoUring ring, MemorySegment sqes) {
         this.ring = ring;
         this.sqes = sqes;
     }
 
-    void position(long offset) {
+    void arm(long offset) {
         this.base = offset;
+        this.state = ARMED;
+    }
+
+    /** The ring submitted: the entry belongs to the kernel now. */
+    void disarm() {
+        this.state = IDLE;
     }
 
     // ---------------------------------------------------------------------------------------------- plumbing
 
-    /** Gives the entry back to the ring and returns {@code e} to throw: a refused entry is never submitted. */
+    /**
+     * Returns {@code e} to throw for a refused argument. An entry already claimed (a modifier refused) is given
+     * back to the ring; one not yet claimed was never part of a submission.
+     */
     private RuntimeException reject(RuntimeException e) {
-        ring.unclaimLast();
+        if (state == ENCODED) {
+            ring.unclaimLast();
+        }
+        state = IDLE;
         return e;
     }
 
-    /** Writes every field of a 64-byte entry; fields the opcode does not use are zero. */
+    /** Writes every field of a 64-byte entry (those the opcode does not use are zero), then claims it. */
     private Sqe prep(int opcode, int fd, long addr, int len, long off) {
+        if (state != ARMED) {
+            throw new IllegalStateException(state == ENCODED
+                    ? "this entry is already encoded: call nextSqe() for the next one"
+                    : "no entry to encode: call nextSqe() first");
+        }
         if (!ring.opSupported(opcode)) {
             throw reject(new UnsupportedOperationException(Uapi.opName(opcode) + " is not supported by this kernel (probe)"));
         }
@@ -63,7 +96,16 @@ public final class Sqe {
         s.set(JAVA_LONG, b + IoUringSqe.BUF_INDEX, 0L);
         s.set(JAVA_LONG, b + IoUringSqe.ADDR3, 0L);
         s.set(JAVA_LONG, b + IoUringSqe.PAD2, 0L);
+        state = ENCODED;
+        ring.claim();
         return this;
+    }
+
+    /** Throws unless an encoder has just written this entry (modifiers adjust that entry only). */
+    private void checkEncoded() {
+        if (state != ENCODED) {
+            throw new IllegalStateException("no encoded entry to modify: call nextSqe() and an encoder first");
+        }
     }
 
     private Sqe prep(int opcode, FileTarget file, long addr, int len, long off) {
@@ -79,7 +121,31 @@ public final class Sqe {
             throw reject(new IllegalArgumentException(what
                     + " must be native memory (a heap segment can move under the kernel)"));
         }
+        if (!m.scope().isAlive()) {
+            throw reject(new IllegalStateException(what + " belongs to a closed arena: its memory is freed"));
+        }
         return m.address();
+    }
+
+    /** A raw-address transfer: a length the kernel would take as huge, or a null address, is refused. */
+    private long raw(long address, int length) {
+        if (length < 0) {
+            throw reject(new IllegalArgumentException("negative length: " + length));
+        }
+        if (address == 0 && length > 0) {
+            throw reject(new IllegalArgumentException("null address for " + length + " bytes"));
+        }
+        return address;
+    }
+
+    /** A fixed-buffer transfer must stay inside the registered buffer it names. */
+    private long fixed(long address, long length, int bufIndex) {
+        try {
+            ring.checkFixedRange(address, length, bufIndex);
+        } catch (IllegalArgumentException e) {
+            throw reject(e);
+        }
+        return address;
     }
 
     private int len32(long len) {
@@ -90,6 +156,9 @@ public final class Sqe {
     }
 
     private long iovecs(IoVecArray iovecs, int count) {
+        if (!iovecs.segment().scope().isAlive()) {
+            throw reject(new IllegalStateException("the iovec array belongs to a closed arena"));
+        }
         try {
             return iovecs.address(count);
         } catch (IllegalArgumentException e) {
@@ -101,12 +170,14 @@ public final class Sqe {
 
     /** The value the completion carries back. */
     public Sqe userData(long userData) {
+        checkEncoded();
         sqes.set(JAVA_LONG, base + IoUringSqe.USER_DATA, userData);
         return this;
     }
 
     /** Adds {@code IOSQE_*} bits ({@link SqeFlag}). */
     public Sqe flags(int sqeFlags) {
+        checkEncoded();
         if ((sqeFlags & Uapi.IOSQE_FIXED_FILE) != 0) {
             throw reject(new IllegalArgumentException("IOSQE_FIXED_FILE comes from the FileTarget, not from flags()"));
         }
@@ -142,16 +213,19 @@ public final class Sqe {
 
     /** The per-opcode flags word ({@code rw_flags}: {@link RwFlag}; for other opcodes their own flags). */
     public Sqe rwFlags(int rwFlags) {
+        checkEncoded();
         sqes.set(JAVA_INT, base + IoUringSqe.OP_FLAGS, rwFlags);
         return this;
     }
 
     public Sqe ioprio(int ioprio) {
+        checkEncoded();
         sqes.set(JAVA_SHORT, base + IoUringSqe.IOPRIO, (short) ioprio);
         return this;
     }
 
     public Sqe personality(int personality) {
+        checkEncoded();
         sqes.set(JAVA_SHORT, base + IoUringSqe.PERSONALITY, (short) personality);
         return this;
     }
@@ -170,7 +244,7 @@ public final class Sqe {
 
     /** {@code IORING_OP_READ} of {@code length} bytes into the native memory at {@code address}. */
     public Sqe read(FileTarget file, long address, int length, long offset) {
-        return prep(Uapi.IORING_OP_READ, file, address, length, offset);
+        return prep(Uapi.IORING_OP_READ, file, raw(address, length), length, offset);
     }
 
     /** {@code IORING_OP_WRITE} of {@code buffer} at {@code offset} ({@code -1}: the file position). */
@@ -180,7 +254,7 @@ public final class Sqe {
 
     /** {@code IORING_OP_WRITE} of {@code length} bytes from the native memory at {@code address}. */
     public Sqe write(FileTarget file, long address, int length, long offset) {
-        return prep(Uapi.IORING_OP_WRITE, file, address, length, offset);
+        return prep(Uapi.IORING_OP_WRITE, file, raw(address, length), length, offset);
     }
 
     /** {@code IORING_OP_READV} into the first {@code count} buffers of {@code iovecs}. */
@@ -198,28 +272,30 @@ public final class Sqe {
      * ({@link IoUring#registerBuffers}).
      */
     public Sqe readFixed(FileTarget file, MemorySegment buffer, long offset, int bufIndex) {
-        prep(Uapi.IORING_OP_READ_FIXED, file, addr(buffer, "buffer"), len32(buffer.byteSize()), offset);
+        prep(Uapi.IORING_OP_READ_FIXED, file, fixed(addr(buffer, "buffer"), buffer.byteSize(), bufIndex),
+                len32(buffer.byteSize()), offset);
         sqes.set(JAVA_SHORT, base + IoUringSqe.BUF_INDEX, (short) bufIndex);
         return this;
     }
 
     /** {@code IORING_OP_READ_FIXED} of {@code length} bytes at {@code address} inside registered buffer {@code bufIndex}. */
     public Sqe readFixed(FileTarget file, long address, int length, long offset, int bufIndex) {
-        prep(Uapi.IORING_OP_READ_FIXED, file, address, length, offset);
+        prep(Uapi.IORING_OP_READ_FIXED, file, fixed(raw(address, length), length, bufIndex), length, offset);
         sqes.set(JAVA_SHORT, base + IoUringSqe.BUF_INDEX, (short) bufIndex);
         return this;
     }
 
     /** {@code IORING_OP_WRITE_FIXED} from {@code buffer}, inside registered buffer {@code bufIndex}. */
     public Sqe writeFixed(FileTarget file, MemorySegment buffer, long offset, int bufIndex) {
-        prep(Uapi.IORING_OP_WRITE_FIXED, file, addr(buffer, "buffer"), len32(buffer.byteSize()), offset);
+        prep(Uapi.IORING_OP_WRITE_FIXED, file, fixed(addr(buffer, "buffer"), buffer.byteSize(), bufIndex),
+                len32(buffer.byteSize()), offset);
         sqes.set(JAVA_SHORT, base + IoUringSqe.BUF_INDEX, (short) bufIndex);
         return this;
     }
 
     /** {@code IORING_OP_WRITE_FIXED} of {@code length} bytes at {@code address} inside registered buffer {@code bufIndex}. */
     public Sqe writeFixed(FileTarget file, long address, int length, long offset, int bufIndex) {
-        prep(Uapi.IORING_OP_WRITE_FIXED, file, address, length, offset);
+        prep(Uapi.IORING_OP_WRITE_FIXED, file, fixed(raw(address, length), length, bufIndex), length, offset);
         sqes.set(JAVA_SHORT, base + IoUringSqe.BUF_INDEX, (short) bufIndex);
         return this;
     }
@@ -267,6 +343,18 @@ public final class Sqe {
         prep(Uapi.IORING_OP_CLOSE, 0, 0, 0, 0);
         sqes.set(JAVA_INT, base + IoUringSqe.FILE_INDEX, slot + 1);
         return this;
+    }
+
+    /**
+     * {@code IORING_OP_FILES_UPDATE}: puts the {@code count} descriptors of the {@code int} array {@code fds} into
+     * registered-file slots {@code offset...} ({@code -1} empties a slot); the result is the number updated.
+     */
+    public Sqe filesUpdate(MemorySegment fds, int count, int offset) {
+        if (count < 0 || (long) count * Integer.BYTES > fds.byteSize()) {
+            throw reject(new IllegalArgumentException(count + " descriptors do not fit a " + fds.byteSize()
+                    + "-byte array"));
+        }
+        return prep(Uapi.IORING_OP_FILES_UPDATE, -1, addr(fds, "descriptor array"), count, offset);
     }
 
     /** {@code IORING_OP_FSYNC}; {@code dataSync} adds {@code IORING_FSYNC_DATASYNC} (fdatasync). */

@@ -156,7 +156,7 @@ class InjectedFailuresTest {
             }
         };
         try (IoUring ring = IoUring.open(IoUring.options().entries(8).syscalls(sys)); Arena arena = Arena.ofConfined()) {
-            assertFalse(ring.probe().supports(Op.OPENAT));
+            assertFalse(ring.probe().supports(Opcode.OPENAT));
             UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class,
                     () -> ring.nextSqe().openat(-100, arena.allocateFrom("/"), 0, 0));
             assertTrue(e.getMessage().contains("IORING_OP_OPENAT"), e.getMessage());
@@ -179,7 +179,7 @@ class InjectedFailuresTest {
         };
         try (IoUring ring = IoUring.open(IoUring.options().entries(8).syscalls(sys))) {
             assertFalse(ring.probe().known());
-            assertTrue(ring.probe().supports(Op.OPENAT));
+            assertTrue(ring.probe().supports(Opcode.OPENAT));
             ring.nextSqe().nop().userData(2);
             assertEquals(2, Rings.one(ring).userData());
         }

@@ -148,8 +148,10 @@ class OpEncodersTest {
         assertEquals(4096, one(ring).res());
         assertArrayEquals(data, bytes(region.asSlice(8192, 4096)));
         ring.unregisterBuffers();
-        ring.nextSqe().readFixed(FileTarget.fd(fd), region.asSlice(0, 4096), 0, 0).userData(3);
-        assertEquals(-Errno.EFAULT, one(ring).res(), "READ_FIXED without registered buffers");
+        // Without registered buffers the kernel would answer EFAULT; the ring refuses before submitting.
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> ring.nextSqe().readFixed(FileTarget.fd(fd), region.asSlice(0, 4096), 0, 0));
+        assertEquals(0, ring.sqPending());
         closeFd(fd);
     }
 
@@ -233,7 +235,7 @@ class OpEncodersTest {
         assertEquals(1 << 20, Files.size(f));
         ring.nextSqe().fadvise(FileTarget.fd(fd), 0, 0, Uapi.POSIX_FADV_RANDOM).userData(2);
         assertEquals(0, one(ring).res());
-        assumeTrue(ring.probe().supports(Op.FTRUNCATE), "IORING_OP_FTRUNCATE needs Linux 6.9");
+        assumeTrue(ring.probe().supports(Opcode.FTRUNCATE), "IORING_OP_FTRUNCATE needs Linux 6.9");
         ring.nextSqe().ftruncate(FileTarget.fd(fd), 12345).userData(3);
         assertEquals(0, one(ring).res());
         assertEquals(12345, Files.size(f));

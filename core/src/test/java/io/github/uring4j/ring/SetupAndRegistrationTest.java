@@ -42,10 +42,10 @@ class SetupAndRegistrationTest {
             assertTrue((f & Feature.EXT_ARG) != 0);
             Probe p = ring.probe();
             assertTrue(p.known());
-            for (int op : new int[] {Op.NOP, Op.READ, Op.WRITE, Op.OPENAT, Op.CLOSE, Op.STATX, Op.MSG_RING}) {
-                assertTrue(p.supports(op), Op.name(op));
+            for (int op : new int[] {Opcode.NOP, Opcode.READ, Opcode.WRITE, Opcode.OPENAT, Opcode.CLOSE, Opcode.STATX, Opcode.MSG_RING}) {
+                assertTrue(p.supports(op), Opcode.name(op));
             }
-            assertTrue(p.lastOp() >= Op.MSG_RING);
+            assertTrue(p.lastOp() >= Opcode.MSG_RING);
             assertTrue(!p.supports(250), "an opcode the kernel does not have");
             assertEquals(8, ring.sqEntries());
             assertEquals(16, ring.cqEntries());

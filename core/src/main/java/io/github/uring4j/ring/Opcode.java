@@ -3,8 +3,8 @@ package io.github.uring4j.ring;
 import io.github.uring4j.linux.Uapi;
 
 /** {@code IORING_OP_*}: the opcodes uring4j encodes, for {@link Probe#supports(int)} and messages. */
-public final class Op {
-    private Op() {
+public final class Opcode {
+    private Opcode() {
     }
 
     public static final int NOP = Uapi.IORING_OP_NOP;
@@ -31,6 +31,7 @@ public final class Op {
     public static final int UNLINKAT = Uapi.IORING_OP_UNLINKAT;
     public static final int MKDIRAT = Uapi.IORING_OP_MKDIRAT;
     public static final int MSG_RING = Uapi.IORING_OP_MSG_RING;
+    public static final int FILES_UPDATE = Uapi.IORING_OP_FILES_UPDATE;
     public static final int FTRUNCATE = Uapi.IORING_OP_FTRUNCATE;
 
     /** {@code "IORING_OP_READ"} for {@link #READ}. */
