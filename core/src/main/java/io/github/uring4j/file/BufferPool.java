@@ -1,6 +1,8 @@
 package io.github.uring4j.file;
 
-import java.lang.foreign.Arena;
+import io.github.uring4j.engine.Log;
+import io.github.uring4j.engine.Memory;
+import io.github.uring4j.engine.PinnedRegion;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.util.Objects;
@@ -13,12 +15,13 @@ import java.util.Optional;
  * (no page pinning per operation). Registered memory counts against the locked-memory limit; when registration
  * fails the pool still works, unregistered, and {@link #registrationFailure()} says why (with the limit).
  *
- * <p>{@link #acquire()} and {@link #release} are thread-safe. Closing the pool while the kernel still uses one of
- * its buffers is the caller's error: release every buffer (after its operation completed) first.
+ * <p>{@link #acquire()} and {@link #release} are thread-safe. The library owns the memory: {@link #close()} stops
+ * lending and frees the region only once every buffer lent out has been released and every operation using one has
+ * completed, so closing a pool early never lets the kernel write into freed memory. A buffer used after the pool
+ * closed is refused ({@link IllegalStateException}) once the memory is freed.
  */
 public final class BufferPool implements AutoCloseable {
-    private final Arena arena;
-    private final MemorySegment region;
+    private final PinnedRegion region;
     private final int bufferSize;
     private final int count;
     private final int alignment;
@@ -36,16 +39,22 @@ public final class BufferPool implements AutoCloseable {
             throw new IllegalArgumentException("alignment must be a power of two: " + b.alignment);
         }
         this.alignment = b.alignment;
-        this.bufferSize = (int) ((b.bufferSize + (long) alignment - 1) / alignment * alignment);
+        long rounded = ((long) b.bufferSize + alignment - 1) / alignment * alignment;
+        if (rounded > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("bufferSize " + b.bufferSize + " rounded up to the alignment (" + alignment
+                    + ") is " + rounded + " bytes, more than one buffer may hold (2 GiB - 1)");
+        }
+        this.bufferSize = (int) rounded;
         this.count = b.count;
-        this.arena = Arena.ofShared();
-        this.region = arena.allocate((long) bufferSize * count, Math.max(alignment, 4096));
+        long total = rounded * count;
+        this.region = new PinnedRegion(total, Math.max(alignment, 4096), bufferSize, count);
         this.slices = new MemorySegment[count];
         this.views = new ByteBuffer[count];
         this.out = new boolean[count];
         this.idle = new int[count];
+        MemorySegment memory = region.memory();
         for (int i = 0; i < count; i++) {
-            slices[i] = region.asSlice((long) i * bufferSize, bufferSize);
+            slices[i] = memory.asSlice((long) i * bufferSize, bufferSize);
             views[i] = slices[i].asByteBuffer();
             idle[i] = count - 1 - i;
         }
@@ -54,7 +63,7 @@ public final class BufferPool implements AutoCloseable {
         IoExecutor with = null;
         if (b.register != null) {
             b.register.checkOpen();
-            failure = b.register.engine.registerBuffers(this);
+            failure = b.register.backend.registerBuffers(region);
             if (failure == null) {
                 with = b.register;
             } else if (b.register.backend() == Backend.IO_URING) {
@@ -95,6 +104,9 @@ public final class BufferPool implements AutoCloseable {
         if (idleCount == 0) {
             return -1;
         }
+        if (!region.pin()) {
+            throw new IllegalStateException("BufferPool is closed");
+        }
         int i = idle[--idleCount];
         out[i] = true;
         return i;
@@ -110,23 +122,26 @@ public final class BufferPool implements AutoCloseable {
         if (!buffer.isDirect()) {
             throw new IllegalArgumentException("not a buffer of this pool (heap buffer)");
         }
-        give(indexOf(MemorySegment.ofBuffer(buffer).address() - buffer.position()));
+        give(indexOf(Memory.address(buffer) - buffer.position()));
     }
 
     private int indexOf(long address) {
-        long off = address - region.address();
-        if (off < 0 || off >= region.byteSize() || off % bufferSize != 0) {
+        long off = address - region.base();
+        if (off < 0 || off >= (long) bufferSize * count || off % bufferSize != 0) {
             throw new IllegalArgumentException("not a buffer of this pool: 0x" + Long.toHexString(address));
         }
         return (int) (off / bufferSize);
     }
 
-    private synchronized void give(int i) {
-        if (!out[i]) {
-            throw new IllegalStateException("buffer " + i + " released twice");
+    private void give(int i) {
+        synchronized (this) {
+            if (!out[i]) {
+                throw new IllegalStateException("buffer " + i + " released twice");
+            }
+            out[i] = false;
+            idle[idleCount++] = i;
         }
-        out[i] = false;
-        idle[idleCount++] = i;
+        region.unpin();
     }
 
     public int bufferSize() {
@@ -155,15 +170,10 @@ public final class BufferPool implements AutoCloseable {
         return Optional.ofNullable(registrationFailure);
     }
 
-    long base() {
-        return region.address();
-    }
-
-    MemorySegment[] segmentsForRegistration() {
-        return slices.clone();
-    }
-
-    /** Unregisters from the rings and frees the memory. */
+    /**
+     * Stops lending and unregisters from the rings. The memory is freed now if no buffer is lent out and no
+     * operation uses one, else when the last is released or completes.
+     */
     @Override
     public void close() {
         synchronized (this) {
@@ -173,9 +183,14 @@ public final class BufferPool implements AutoCloseable {
             closed = true;
         }
         if (registeredWith != null && registeredWith.isOpen()) {
-            registeredWith.engine.unregisterBuffers(this);
+            registeredWith.backend.unregisterBuffers(region);
         }
-        arena.close();
+        region.close();
+    }
+
+    /** True once the region's memory is actually freed (tests). */
+    boolean isFreed() {
+        return region.isClosed() && region.users() == 0;
     }
 
     /** Settings for a {@link BufferPool}. */

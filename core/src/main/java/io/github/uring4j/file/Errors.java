@@ -1,6 +1,8 @@
 package io.github.uring4j.file;
 
+import io.github.uring4j.engine.ErrorMapper;
 import io.github.uring4j.linux.Errno;
+import java.io.EOFException;
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileAlreadyExistsException;
@@ -10,8 +12,26 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
 
 /** Turns {@code -errno} results into the exceptions the JDK would throw for the same failure. */
-final class Errors {
+final class Errors implements ErrorMapper {
+    static final Errors INSTANCE = new Errors();
+
     private Errors() {
+    }
+
+    @Override
+    public IOException error(int errno, String operation, String path, long offset, boolean direct) {
+        return of(errno, operation, path, offset, direct);
+    }
+
+    @Override
+    public IOException zeroWrite(String operation, String path, long offset) {
+        return new FileIOException(Errno.EIO, operation, path, offset, "the kernel wrote 0 bytes");
+    }
+
+    @Override
+    public IOException endOfFile(String path, long offset, long done, long wanted) {
+        return new EOFException("end of file at offset " + offset + " of " + path + " after " + done + " of " + wanted
+                + " bytes");
     }
 
     static IOException of(int errno, String operation, String path, long offset, boolean direct) {

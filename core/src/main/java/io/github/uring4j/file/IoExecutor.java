@@ -1,6 +1,12 @@
 package io.github.uring4j.file;
 
+import io.github.uring4j.engine.BouncePool;
+import io.github.uring4j.engine.EngineConfig;
+import io.github.uring4j.engine.IoBackend;
+import io.github.uring4j.engine.ResultFilter;
+import io.github.uring4j.engine.select.Engines;
 import io.github.uring4j.linux.Syscalls;
+import io.github.uring4j.ring.SetupFlag;
 import io.github.uring4j.ring.UringException;
 import io.github.uring4j.ring.UringUnavailableException;
 import java.io.IOException;
@@ -23,12 +29,16 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <h2>Threads</h2>
  * Completions (future completions and {@link java.nio.channels.CompletionHandler} calls) run on the loop
- * thread: keep them short and never block in them. Operations may be started from any thread, including a
- * completion callback. The loop threads are daemon threads unless a {@link Builder#threadFactory} says otherwise,
- * so an executor left open never keeps the JVM alive.
+ * thread: keep them short and never block in them ({@code join()} there fails at once rather than stop the loop).
+ * Operations may be started from any thread, including a completion callback. An operation started on a loop's
+ * own thread runs on that loop, without a queue or a wake-up, whichever loop opened the file; one started on any
+ * other thread runs on the loop that opened the file. The loop threads are daemon threads unless a
+ * {@link Builder#threadFactory} says otherwise, so an executor left open never keeps the JVM alive.
  *
  * <h2>Back-pressure</h2>
- * Each loop has at most {@link Builder#inFlightLimit} operations in the kernel; more wait in its queue, in order.
+ * A loop keeps at most {@link Builder#inFlightLimit} operations of one file in the kernel; more wait, in order.
+ * Files do not share the limit, so a file whose operations never complete (a FIFO nobody writes) holds back
+ * neither another file nor its own {@code close()}.
  *
  * <h2>Closing</h2>
  * {@link #close()} stops taking work, cancels what is in flight, waits for every completion, fails the
@@ -42,59 +52,37 @@ public final class IoExecutor implements AutoCloseable {
     private static final AtomicInteger EXECUTORS = new AtomicInteger();
     private static IoExecutor defaultExecutor;
 
-    final Engine engine;
-    final OpPool ops;
+    final IoBackend backend;
     final BouncePool bounces = new BouncePool();
     private final String fallbackReason;
     private final String name;
     private volatile boolean closed;
 
-    /** Settings shared by the loops of one executor. */
-    static final class Config {
-        int loops;
-        int entries;
-        int setupFlags;
-        long spinNanos;
-        int inFlightLimit;
-        int registeredFiles;
-        ResultFilter resultFilter;
-    }
-
     private IoExecutor(Builder b) throws IOException {
         this.name = b.name != null ? b.name : "uring4j-" + EXECUTORS.incrementAndGet();
-        this.ops = new OpPool(Math.max(64, Math.min(4096, b.inFlightLimit * b.loops)));
-        Config c = new Config();
+        EngineConfig c = new EngineConfig();
+        c.want = switch (b.backend == null ? Backend.AUTO : b.backend) {
+            case AUTO -> EngineConfig.Want.AUTO;
+            case IO_URING -> EngineConfig.Want.IO_URING;
+            case THREADS -> EngineConfig.Want.THREADS;
+        };
+        c.threadsReason = "the threads backend was chosen" + (b.backendFromProperty
+                ? " (" + BACKEND_PROPERTY + "=threads)" : " (IoExecutor.Builder.backend)");
         c.loops = b.loops;
         c.entries = b.entries;
         c.setupFlags = b.setupFlags;
         c.spinNanos = b.spinMicros * 1000L;
         c.inFlightLimit = b.inFlightLimit;
         c.registeredFiles = b.registeredFiles;
+        c.threads = b.threads;
+        c.threadFactory = b.threadFactory != null ? b.threadFactory : daemonFactory(name);
+        c.name = name;
+        c.syscalls = b.syscalls;
+        c.errors = Errors.INSTANCE;
         c.resultFilter = b.resultFilter;
-        ThreadFactory factory = b.threadFactory != null ? b.threadFactory : daemonFactory(name);
-        Engine e = null;
-        String reason = null;
-        Backend want = b.backend == null ? Backend.AUTO : b.backend;
-        if (want != Backend.THREADS) {
-            try {
-                e = new UringEngine(this, c, b.syscalls, factory, name);
-            } catch (UringUnavailableException u) {
-                if (want == Backend.IO_URING) {
-                    throw u;
-                }
-                reason = u.getMessage();
-                Log.fallback(reason);
-            }
-        } else {
-            reason = "the threads backend was chosen" + (b.backendFromProperty ? " (" + BACKEND_PROPERTY + "=threads)"
-                    : " (IoExecutor.Builder.backend)");
-        }
-        if (e == null) {
-            e = new ThreadEngine(this, b.threads, b.syscalls, factory, b.resultFilter);
-        }
-        this.engine = e;
-        this.fallbackReason = reason;
-        ops.engine(e);
+        Engines.Started started = Engines.start(c, bounces);
+        this.backend = started.backend();
+        this.fallbackReason = started.fallbackReason();
     }
 
     private static ThreadFactory daemonFactory(String name) {
@@ -133,7 +121,7 @@ public final class IoExecutor implements AutoCloseable {
 
     /** {@link Backend#IO_URING} or {@link Backend#THREADS}: what actually runs the operations. */
     public Backend backend() {
-        return engine.backend();
+        return backend.name().equals("io_uring") ? Backend.IO_URING : Backend.THREADS;
     }
 
     /** Why this executor runs on threads (the warning logged once per JVM), or empty on io_uring. */
@@ -147,7 +135,7 @@ public final class IoExecutor implements AutoCloseable {
 
     /** Operations in the kernel (or on a worker) right now. */
     public int inFlight() {
-        return engine.inFlight();
+        return backend.inFlight();
     }
 
     void checkOpen() {
@@ -164,7 +152,7 @@ public final class IoExecutor implements AutoCloseable {
             }
             closed = true;
         }
-        engine.shutdown();
+        backend.shutdown();
     }
 
     @Override
@@ -203,8 +191,15 @@ public final class IoExecutor implements AutoCloseable {
             return this;
         }
 
-        /** {@code IORING_SETUP_*} flags ({@link io.github.uring4j.ring.SetupFlag}), passed through. */
+        /**
+         * {@code IORING_SETUP_*} flags ({@link SetupFlag}), passed through. {@link SetupFlag#R_DISABLED} is refused:
+         * the loops' rings must take work at once.
+         */
         public Builder setupFlags(int setupFlags) {
+            if ((setupFlags & SetupFlag.R_DISABLED) != 0) {
+                throw new IllegalArgumentException("SetupFlag.R_DISABLED: an executor's rings must take work at once;"
+                        + " leave the flag out");
+            }
             this.setupFlags = setupFlags;
             return this;
         }
@@ -218,7 +213,10 @@ public final class IoExecutor implements AutoCloseable {
             return this;
         }
 
-        /** Operations one loop keeps in the kernel at once (default 256); the rest wait in its queue. */
+        /**
+         * Operations of one file a loop keeps in the kernel at once (default 256); more wait, in order. On the
+         * threads backend each file runs at most {@link #threads} calls at once.
+         */
         public Builder inFlightLimit(int inFlightLimit) {
             if (inFlightLimit <= 0 || inFlightLimit > 16384) {
                 throw new IllegalArgumentException("inFlightLimit must be 1..16384: " + inFlightLimit);
@@ -236,7 +234,10 @@ public final class IoExecutor implements AutoCloseable {
             return this;
         }
 
-        /** Worker threads of the threads backend (default twice the cores, at least 4). */
+        /**
+         * Worker threads of the threads backend (default twice the cores, at least 4), and the calls one file runs
+         * at once there. While every worker is blocked the pool grows, up to 256 threads.
+         */
         public Builder threads(int threads) {
             this.threads = positive(threads, "threads");
             return this;

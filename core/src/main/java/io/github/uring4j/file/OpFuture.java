@@ -1,36 +1,72 @@
 package io.github.uring4j.file;
 
+import io.github.uring4j.engine.IoBackend;
+import io.github.uring4j.engine.Request;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
- * The future of one operation. {@link #cancel} completes it at once, as {@link CompletableFuture} promises, and
- * asks the backend to cancel the operation ({@code IORING_OP_ASYNC_CANCEL} on io_uring); the library keeps the
- * buffer and the slot until the kernel's own completion arrives.
+ * The future of one operation, and of the stages derived from it. {@link #cancel} completes it at once, as
+ * {@link CompletableFuture} promises, and asks the backend to cancel the operation ({@code IORING_OP_ASYNC_CANCEL} on
+ * io_uring); the library keeps the buffer until the kernel's own completion arrives. Waiting for it on an event loop
+ * thread ({@link #join()}, {@link #get()}) would stop the loop that has to complete it: that call fails at once with
+ * {@link IllegalStateException} instead.
  */
-final class OpFuture<T> extends CompletableFuture<T> {
-    private final Engine engine;
-    private final Op op;
+class OpFuture<T> extends CompletableFuture<T> {
+    private final IoBackend backend;
+    private final Request request;
     private final int generation;
-    private final UringLoop loop;
 
-    OpFuture(Engine engine, Op op, int generation, UringLoop loop) {
-        this.engine = engine;
-        this.op = op;
+    OpFuture(IoBackend backend, Request request, int generation) {
+        this.backend = backend;
+        this.request = request;
         this.generation = generation;
-        this.loop = loop;
+    }
+
+    /** A derived stage: it knows the loops, but has no operation to cancel. */
+    OpFuture(IoBackend backend) {
+        this(backend, null, 0);
     }
 
     @Override
     public boolean cancel(boolean mayInterruptIfRunning) {
         boolean cancelled = super.cancel(mayInterruptIfRunning);
-        if (cancelled) {
-            engine.cancel(op, generation, loop);
+        if (cancelled && request != null) {
+            backend.cancel(request, generation);
         }
         return cancelled;
     }
 
+    private void checkMayWait() {
+        if (!isDone() && backend.mustNotBlock(Thread.currentThread())) {
+            throw new IllegalStateException("waiting for an uring4j operation on the event loop thread "
+                    + Thread.currentThread().getName() + " would stop the loop that completes it: chain the next step"
+                    + " (thenApply, thenCompose, whenComplete) or use the CompletionHandler form instead of join()/get()");
+        }
+    }
+
+    @Override
+    public T join() {
+        checkMayWait();
+        return super.join();
+    }
+
+    @Override
+    public T get() throws InterruptedException, ExecutionException {
+        checkMayWait();
+        return super.get();
+    }
+
+    @Override
+    public T get(long timeout, TimeUnit unit) throws InterruptedException, ExecutionException, TimeoutException {
+        checkMayWait();
+        return super.get(timeout, unit);
+    }
+
     @Override
     public <U> CompletableFuture<U> newIncompleteFuture() {
-        return new CompletableFuture<>();
+        return new OpFuture<>(backend);
     }
 }

@@ -12,6 +12,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.uring4j.engine.Request;
+import io.github.uring4j.engine.uring.UringBackend;
 import io.github.uring4j.linux.Errno;
 import java.io.EOFException;
 import java.io.IOException;
@@ -144,7 +146,7 @@ abstract class AsyncFileContract {
         io.close();
         AtomicInteger shortened = new AtomicInteger();
         io = builder().resultFilter((kind, sub, res, requested) -> {
-            if ((kind == Op.READ || kind == Op.WRITE) && res > 1000) {
+            if ((kind == Request.READ || kind == Request.WRITE) && res > 1000) {
                 shortened.incrementAndGet();
                 return 1000;
             }
@@ -435,14 +437,7 @@ abstract class AsyncFileContract {
     }
 
     String debug() {
-        if (io.engine instanceof UringEngine u) {
-            StringBuilder sb = new StringBuilder();
-            for (UringLoop l : u.loops()) {
-                sb.append(l.debugState()).append('\n');
-            }
-            return sb.toString();
-        }
-        return io.toString();
+        return io.backend.describe();
     }
 
     /** Waits until queued work has passed through the backend. */
@@ -493,7 +488,7 @@ abstract class AsyncFileContract {
         AtomicInteger writes = new AtomicInteger();
         AtomicInteger syncs = new AtomicInteger();
         io = builder().resultFilter((kind, sub, res, requested) -> {
-            if (kind != Op.WRITE_SYNC) {
+            if (kind != Request.WRITE_SYNC) {
                 return res;
             }
             if (sub == 0) {
@@ -527,13 +522,23 @@ abstract class AsyncFileContract {
             assertInstanceOf(AccessDeniedException.class, failure(AsyncFile.open(io, ro)));
         }
         try (AsyncFile f = open(p)) {
-            // written through a read-only descriptor: EBADF, typed, with operation, path and offset
-            Throwable t = failure(f.write(ByteBuffer.allocateDirect(8), 4096));
+            // written through a file opened for reading: refused at the call, as the JDK's channels do
+            assertThrows(java.nio.channels.NonWritableChannelException.class,
+                    () -> f.write(ByteBuffer.allocateDirect(8), 4096));
+            assertThrows(java.nio.channels.NonWritableChannelException.class, () -> f.truncate(0));
+        }
+        try (AsyncFile w = open(p, StandardOpenOption.WRITE)) {
+            assertThrows(java.nio.channels.NonReadableChannelException.class,
+                    () -> w.read(ByteBuffer.allocateDirect(8), 0));
+        }
+        try (AsyncFile d = open(dir)) {
+            // an errno the JDK has no exception for: typed, with operation, path and offset
+            Throwable t = failure(d.read(ByteBuffer.allocateDirect(8), 4096));
             FileIOException e = assertInstanceOf(FileIOException.class, t);
-            assertEquals("EBADF", e.errnoName());
-            assertEquals("WRITE", e.operation());
+            assertEquals("EISDIR", e.errnoName());
+            assertEquals("READ", e.operation());
             assertEquals(4096, e.offset());
-            assertTrue(e.getMessage().startsWith("EBADF during WRITE of " + p.toAbsolutePath() + " at 4096"),
+            assertTrue(e.getMessage().startsWith("EISDIR during READ of " + dir.toAbsolutePath() + " at 4096"),
                     e.getMessage());
         }
         assertThrows(UnsupportedOperationException.class,
@@ -629,7 +634,8 @@ abstract class AsyncFileContract {
             pool.release(b);
             assertEquals(4, pool.available());
             if (backend() == Backend.IO_URING) {
-                assertTrue(f.loop.fixedOps >= 2, "READ_FIXED/WRITE_FIXED used: " + f.loop.fixedOps);
+                long fixed = ((UringBackend) io.backend).fixedOps();
+                assertTrue(fixed >= 2, "READ_FIXED/WRITE_FIXED used: " + fixed);
             }
         }
         byte[] disk = Files.readAllBytes(p);

@@ -2,6 +2,8 @@ package io.github.uring4j.file;
 
 import static io.github.uring4j.file.TestFiles.get;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -106,54 +108,60 @@ class FallbackTest {
         assertTrue(calls.get() >= 2 * (50_000 / 777), "calls: " + calls.get());
     }
 
-    /** Threads backend: a cancelled operation that has not started never runs. */
+    /** Threads backend: a cancelled operation that has not started (waiting behind its file's limit) never runs. */
     @Test
     void threadsCancelOfQueuedOperationSkipsIt() throws Exception {
         Path fifo = TestFiles.fifo(dir, "fifoQ");
-        Path target = dir.resolve("untouched");
-        Files.write(target, new byte[4]);
         try (IoExecutor io = IoExecutor.builder().backend(Backend.THREADS).threads(1).build();
-                AsyncFile pipe = get(AsyncFile.open(io, fifo, StandardOpenOption.READ, StandardOpenOption.WRITE));
-                AsyncFile f = get(AsyncFile.open(io, target, StandardOpenOption.WRITE))) {
-            var blocker = pipe.read(ByteBuffer.allocate(1), 0); // occupies the only worker
-            var w = f.write(ByteBuffer.wrap("XXXX".getBytes()), 0);
+                AsyncFile pipe = get(AsyncFile.open(io, fifo, StandardOpenOption.READ, StandardOpenOption.WRITE))) {
+            var blocker = pipe.read(ByteBuffer.allocate(1), 0); // the file's one running call
+            var w = pipe.write(ByteBuffer.wrap("XXXX".getBytes()), 0); // waits behind it
             assertTrue(w.cancel(true));
-            try (var out = java.nio.channels.FileChannel.open(fifo, StandardOpenOption.WRITE)) {
-                out.write(ByteBuffer.wrap(new byte[1]));
+            try (var ch = java.nio.channels.FileChannel.open(fifo, StandardOpenOption.READ,
+                    StandardOpenOption.WRITE)) {
+                ch.write(ByteBuffer.wrap(new byte[] {1}));
+                assertEquals(1, get(blocker));
+                get(pipe.size()); // runs after the cancelled write's turn
+                ch.write(ByteBuffer.wrap("M".getBytes()));
+                ByteBuffer next = ByteBuffer.allocate(1);
+                assertEquals(1, ch.read(next));
+                assertEquals('M', next.get(0), "the cancelled write must not have run");
             }
-            assertEquals(1, get(blocker));
-            get(f.force(false)); // runs after the cancelled write's turn
         }
-        assertEquals(0, Files.readAllBytes(target)[0], "the cancelled write must not have run");
     }
 
-    /** Threads backend: close() does not hang on a call that never returns (a read on an empty pipe). */
+    /**
+     * Threads backend: close() of the executor does not hang on a call that never returns (a read on an empty
+     * pipe): the call's future fails, the file reports closed, and its descriptor closes once the call returns.
+     */
     @Test
-    void threadsCloseGivesUpOnACallThatNeverReturns() throws Exception {
+    void threadsCloseFailsACallThatNeverReturnsAndClosesItsFileAfterIt() throws Exception {
         Path fifo = TestFiles.fifo(dir, "fifoStuck");
         Path other = dir.resolve("other");
         Files.write(other, new byte[1]);
         IoExecutor io = IoExecutor.builder().backend(Backend.THREADS).threads(2).build();
         AsyncFile pipe = get(AsyncFile.open(io, fifo, StandardOpenOption.READ, StandardOpenOption.WRITE));
         AsyncFile f = get(AsyncFile.open(io, other));
-        // An open's future completes just before its worker counts it out of flight: wait for that, so that the
-        // in-flight count seen below is the read's.
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (io.inFlight() > 0 && System.nanoTime() < deadline) {
-            Thread.sleep(1);
-        }
         var stuck = pipe.read(ByteBuffer.allocate(1), 0);
-        deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (io.inFlight() < 1 && System.nanoTime() < deadline) {
             Thread.sleep(1);
         }
-        io.close(); // waits ThreadEngine.STUCK_NANOS (10 s by default), then returns
-        assertTrue(!f.isOpen(), "idle files are closed");
-        assertTrue(pipe.isOpen(), "a file with a call still in progress is left open, not closed under it");
-        // let the stuck worker finish so the JVM does not keep a blocked thread
+        io.close(); // gives running calls uring4j.threads.closeWaitMillis (2 s), then returns
+        assertTrue(stuck.isDone(), "the stuck call's future fails when close() returns");
+        assertInstanceOf(java.nio.channels.AsynchronousCloseException.class, TestFiles.failure(stuck));
+        assertFalse(f.isOpen(), "idle files are closed");
+        assertFalse(pipe.isOpen(), "the file reports closed");
+        assertTrue(TestFiles.fdTargets().stream().anyMatch(l -> l.endsWith("/fifoStuck")),
+                "its descriptor stays open while the call still uses it");
+        // The call returns: its descriptor closes then.
         try (var w = java.nio.channels.FileChannel.open(fifo, StandardOpenOption.WRITE)) {
             w.write(ByteBuffer.wrap(new byte[1]));
         }
-        assertEquals(1, get(stuck));
+        deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (TestFiles.fdTargets().stream().anyMatch(l -> l.endsWith("/fifoStuck")) && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertFalse(TestFiles.fdTargets().stream().anyMatch(l -> l.endsWith("/fifoStuck")), "descriptor closed");
     }
 }

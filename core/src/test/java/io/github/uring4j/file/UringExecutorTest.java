@@ -364,7 +364,7 @@ class UringExecutorTest {
             Chain warm = new Chain(200_000);
             f.read(buf.clear(), 0, 0L, warm);
             warm.done.get(60, TimeUnit.SECONDS);
-            long loopId = f.loop.thread.threadId();
+            long loopId = ((io.github.uring4j.engine.uring.UringBackend) io.backend).threads()[0].threadId();
             int n = 100_000;
             Chain measured = new Chain(n);
             loopBytes[0] = (long) allocated.invoke(mx, loopId);

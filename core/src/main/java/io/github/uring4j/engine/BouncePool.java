@@ -1,4 +1,4 @@
-package io.github.uring4j.file;
+package io.github.uring4j.engine;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -8,8 +8,8 @@ import java.lang.foreign.MemorySegment;
  * objects). Power-of-two classes from 4 KiB to 1 MiB are kept for reuse; larger requests get memory of their
  * own that the GC frees. Every segment is 4096-byte aligned, so it also serves {@code O_DIRECT}.
  */
-final class BouncePool {
-    static final int ALIGN = 4096;
+public final class BouncePool {
+    public static final int ALIGN = 4096;
     private static final int MIN_SHIFT = 12;
     private static final int MAX_SHIFT = 20;
     private static final int KEEP = 8;
@@ -22,7 +22,7 @@ final class BouncePool {
         return Math.max(MIN_SHIFT, s);
     }
 
-    MemorySegment acquire(long len) {
+    public MemorySegment acquire(long len) {
         int s = shiftFor(len);
         if (s > MAX_SHIFT) {
             return Arena.ofAuto().allocate(len, ALIGN);
@@ -37,7 +37,7 @@ final class BouncePool {
         return Arena.ofAuto().allocate(1L << s, ALIGN);
     }
 
-    void release(MemorySegment m) {
+    public void release(MemorySegment m) {
         long size = m.byteSize();
         if (Long.bitCount(size) != 1) {
             return;

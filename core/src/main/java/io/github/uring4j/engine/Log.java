@@ -1,9 +1,9 @@
-package io.github.uring4j.file;
+package io.github.uring4j.engine;
 
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /** The few things uring4j says on its own, through {@link System.Logger} (no logging dependency). */
-final class Log {
+public final class Log {
     private static final System.Logger LOG = System.getLogger("io.github.uring4j");
     private static final AtomicBoolean FALLBACK_WARNED = new AtomicBoolean();
 
@@ -11,21 +11,21 @@ final class Log {
     }
 
     /** Once per JVM: why io_uring is not used. */
-    static void fallback(String reason) {
+    public static void fallback(String reason) {
         if (FALLBACK_WARNED.compareAndSet(false, true)) {
             LOG.log(System.Logger.Level.WARNING, "uring4j: falling back to the threads backend: " + reason);
         }
     }
 
-    static void warn(String message) {
+    public static void warn(String message) {
         LOG.log(System.Logger.Level.WARNING, "uring4j: " + message);
     }
 
-    static void callbackFailed(Throwable t) {
+    public static void callbackFailed(Throwable t) {
         LOG.log(System.Logger.Level.WARNING, "uring4j: a CompletionHandler threw; the event loop carries on", t);
     }
 
-    static void loopFailed(String loop, Throwable t) {
+    public static void loopFailed(String loop, Throwable t) {
         LOG.log(System.Logger.Level.ERROR, "uring4j: event loop " + loop + " failed; its operations fail", t);
     }
 }

@@ -1,4 +1,4 @@
-package io.github.uring4j.file;
+package io.github.uring4j.engine;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -8,11 +8,14 @@ import java.lang.invoke.VarHandle;
  * own node with one atomic swap, the consumer walks the links. Offering allocates nothing, because the element is
  * the node. A node may be in the queue at most once at a time; it may be offered again once it was polled.
  */
-final class MpscQueue {
+public final class MpscQueue {
 
     /** An element: carries its own link. */
-    abstract static class Node {
+    public abstract static class Node {
         volatile Node next;
+
+        protected Node() {
+        }
     }
 
     private static final class Stub extends Node {
@@ -39,7 +42,7 @@ final class MpscQueue {
     private Node head = stub;
 
     /** Any thread. */
-    void offer(Node n) {
+    public void offer(Node n) {
         NEXT.setRelease(n, (Node) null);
         Node prev = (Node) TAIL.getAndSet(this, n);
         // Between the swap and this store the queue is "inconsistent": the consumer sees the tail moved but not
@@ -51,7 +54,7 @@ final class MpscQueue {
      * Consumer only. Returns null when empty, or when a producer is between its two steps (then
      * {@link #isEmpty()} is false and the caller should come back).
      */
-    Node poll() {
+    public Node poll() {
         Node h = head;
         Node next = (Node) NEXT.getAcquire(h);
         if (h == stub) {
@@ -79,7 +82,7 @@ final class MpscQueue {
     }
 
     /** Consumer only: true when nothing is queued or being queued. Reads the tail with volatile semantics. */
-    boolean isEmpty() {
+    public boolean isEmpty() {
         return head == stub && (Node) TAIL.getVolatile(this) == stub;
     }
 }

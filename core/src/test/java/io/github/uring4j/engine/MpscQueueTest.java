@@ -1,4 +1,4 @@
-package io.github.uring4j.file;
+package io.github.uring4j.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;

@@ -1,0 +1,41 @@
+package io.github.uring4j.engine;
+
+import io.github.uring4j.linux.Syscalls;
+import java.util.concurrent.ThreadFactory;
+
+/** Settings a client gives the engine; every field has a value (the client applies its defaults). */
+public final class EngineConfig {
+    /** Which backend to start. */
+    public enum Want {
+        /** io_uring, else the threads backend with one warning. */
+        AUTO,
+        IO_URING,
+        THREADS
+    }
+
+    public Want want = Want.AUTO;
+    /** Why the threads backend was chosen, when {@link Want#THREADS} (for the fallback reason). */
+    public String threadsReason = "the threads backend was chosen";
+    /** Event loops (io_uring). */
+    public int loops = 1;
+    /** SQ entries per ring. */
+    public int entries = 256;
+    /** {@code IORING_SETUP_*} flags. */
+    public int setupFlags;
+    /** How long an idle loop spins before it sleeps. */
+    public long spinNanos = 20_000;
+    /** Requests of one file one loop (or the thread pool) keeps in flight; more wait in order. */
+    public int inFlightLimit = 256;
+    /** Registered-file slots per ring. */
+    public int registeredFiles = 256;
+    /** Core worker threads of the threads backend. */
+    public int threads = 4;
+    /** Most worker threads the threads backend grows to while calls block. */
+    public int maxThreads = 256;
+    public ThreadFactory threadFactory;
+    public String name = "uring4j";
+    public Syscalls syscalls = Syscalls.system();
+    public ErrorMapper errors;
+    /** Test seam: rewrites results before the rules see them. */
+    public ResultFilter resultFilter;
+}

@@ -1,0 +1,19 @@
+package io.github.uring4j.engine;
+
+import java.io.IOException;
+
+/**
+ * Turns the engine's failures into the exceptions a client promises: the file API and the JDK channels describe
+ * the same {@code errno} differently. The engine knows the facts (errno, operation, file, offset); the client
+ * chooses the type.
+ */
+public interface ErrorMapper {
+    /** {@code errno} (positive) during {@code operation} ({@code "READ"}, {@code "OPEN"}, ...); offset -1 when none. */
+    IOException error(int errno, String operation, String path, long offset, boolean direct);
+
+    /** A write the kernel accepted without writing a byte. */
+    IOException zeroWrite(String operation, String path, long offset);
+
+    /** A read that had to fill its buffer met the end of the file. */
+    IOException endOfFile(String path, long offset, long done, long wanted);
+}

@@ -1,0 +1,83 @@
+package io.github.uring4j.engine;
+
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * An open file as the engine knows it: its descriptor (always a plain one, valid on every ring and thread), the
+ * access it was opened for, the alignment {@code O_DIRECT} needs, and whether it is open, closing or closed. A
+ * backend subclasses it for its own state (the io_uring backend's registered slot and per-loop counts). Clients
+ * (the file API, the channels) hold it; the engine never knows them.
+ */
+public abstract class FileHandle {
+    private static final int OPEN = 0;
+    private static final int CLOSING = 1;
+    private static final int CLOSED = 2;
+
+    public final String path;
+    public final MemorySegment cPath;
+    public final int fd;
+    public final boolean readable;
+    public final boolean writable;
+    public final boolean direct;
+    public final boolean deleteOnClose;
+    /** Buffer-address alignment {@code O_DIRECT} needs (checked only when {@link #direct}). */
+    public final int memAlign;
+    /** File offset and length alignment {@code O_DIRECT} needs (checked only when {@link #direct}). */
+    public final int offAlign;
+    private final IoBackend backend;
+    private final AtomicInteger state = new AtomicInteger(OPEN);
+
+    protected FileHandle(IoBackend backend, OpenSpec spec, int fd, int memAlign, int offAlign) {
+        this.backend = backend;
+        this.path = spec.path();
+        this.cPath = spec.cPath();
+        this.fd = fd;
+        this.readable = spec.readable();
+        this.writable = spec.writable();
+        this.direct = spec.direct();
+        this.deleteOnClose = spec.deleteOnClose();
+        this.memAlign = Math.max(1, memAlign);
+        this.offAlign = Math.max(1, offAlign);
+    }
+
+    /** True when operations go through a registered-file slot of a ring. */
+    public abstract boolean isRegistered();
+
+    public IoBackend backend() {
+        return backend;
+    }
+
+    /** Neither closing nor closed: new requests are accepted. */
+    public boolean isOpen() {
+        return state.get() == OPEN;
+    }
+
+    /** The descriptor is closed (or handed to the kernel to close). */
+    public boolean isClosed() {
+        return state.get() == CLOSED;
+    }
+
+    /** Stops new requests; true for the one caller that starts the close. */
+    public boolean beginClose() {
+        return state.compareAndSet(OPEN, CLOSING);
+    }
+
+    /** The backend closed the descriptor. */
+    public void markClosed() {
+        state.set(CLOSED);
+    }
+
+    /** Closes the file with nobody to tell: it was dropped unreachable, or its opener gave up on it. */
+    public void orphaned() {
+        if (beginClose()) {
+            backend.closeOrphan(this);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return path + " (fd " + fd + (isRegistered() ? ", registered" : "") + (direct ? ", O_DIRECT" : "")
+                + (isOpen() ? "" : isClosed() ? ", closed" : ", closing") + ")";
+    }
+}

@@ -1,0 +1,54 @@
+package io.github.uring4j.engine;
+
+/**
+ * What runs requests: io_uring event loops, or a pool of threads making blocking calls. Clients build a
+ * {@link Request} (from {@link #acquire()}), {@link #submit} it, and learn the end through its {@link Completion}.
+ * Every request ends exactly once, whatever happens: success, failure, cancellation, close.
+ */
+public interface IoBackend {
+
+    /** {@code "io_uring"} or {@code "threads"}. */
+    String name();
+
+    /** A clean request to fill in. */
+    Request acquire();
+
+    /**
+     * Starts {@code r}: an {@link Request#OPEN} (no handle yet), a {@link Request#CLOSE} of a handle whose
+     * {@link FileHandle#beginClose()} the caller won, or an operation on an open handle.
+     */
+    void submit(Request r);
+
+    /** The client cancelled {@code r} while it had {@code generation}; a cancel of an ended request does nothing. */
+    void cancel(Request r, int generation);
+
+    /** Closes a handle nobody will be told about (its {@link FileHandle#beginClose()} was won by the caller). */
+    void closeOrphan(FileHandle h);
+
+    /**
+     * Registers {@code region}'s buffers for fixed-buffer transfers; returns null, or why they stay unregistered
+     * (the region still works, unregistered).
+     */
+    String registerBuffers(PinnedRegion region);
+
+    void unregisterBuffers(PinnedRegion region);
+
+    /**
+     * True for the threads that complete requests and must not wait for one (an event loop that blocked in
+     * {@code join()} could never complete what it waits for).
+     */
+    boolean mustNotBlock(Thread t);
+
+    /** Stops accepting requests, ends everything in flight, closes the files, frees the rest. Idempotent. */
+    void shutdown();
+
+    boolean isOpen();
+
+    /** Requests in the kernel or on a worker right now. */
+    int inFlight();
+
+    /** Statistics for diagnostics: operations completed and the like. */
+    default String describe() {
+        return name();
+    }
+}

@@ -1,0 +1,251 @@
+package io.github.uring4j.engine;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+
+/**
+ * One operation handed from a client (the file API, the channels) to a backend: what to do, on which file and
+ * memory, and whom to tell. Requests are pooled and are their own queue nodes, so the handler path allocates
+ * nothing. A backend keeps its own state about a request (its slot, its task) to itself.
+ *
+ * <p>Fields written by the client before {@link IoBackend#submit} are read by the backend after it; the hand-off
+ * (queue or lock) orders them. Exactly one of {@link #succeed}, {@link #opened} and {@link #fail} ends a request;
+ * it then returns to its pool before the client is told, so a callback may issue its next request at once.
+ */
+public final class Request extends MpscQueue.Node {
+    public static final int OPEN = 1;
+    public static final int CLOSE = 2;
+    public static final int READ = 3;
+    public static final int WRITE = 4;
+    public static final int READV = 5;
+    public static final int WRITEV = 6;
+    public static final int FSYNC = 7;
+    public static final int SIZE = 8;
+    public static final int TRUNCATE = 9;
+    public static final int ALLOCATE = 10;
+    public static final int ADVISE = 11;
+    public static final int SYNC_RANGE = 12;
+    /** A write, then {@code fdatasync}: on io_uring one linked chain. */
+    public static final int WRITE_SYNC = 13;
+
+    private static final String[] NAMES = {"?", "OPEN", "CLOSE", "READ", "WRITE", "READV", "WRITEV", "FSYNC",
+        "STATX", "FTRUNCATE", "FALLOCATE", "FADVISE", "SYNC_FILE_RANGE", "WRITE+FDATASYNC"};
+
+    /** Most buffers one vectored request may name. */
+    public static final int MAX_IOV = 64;
+
+    private static final VarHandle STAMP;
+
+    static {
+        try {
+            STAMP = MethodHandles.lookup().findVarHandle(Request.class, "stamp", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final RequestPool pool;
+    /** Generation (bumped on each recycle) times two, plus one when cancelled: a cancel of an older use is void. */
+    @SuppressWarnings("unused")
+    private volatile int stamp;
+    /** The client was told already (a timeout, a close that gave up): the end only releases. */
+    private volatile boolean told;
+
+    // ---- what to do
+    public int kind;
+    /** The file; null for {@link #OPEN}. */
+    public FileHandle handle;
+    /** How to open, for {@link #OPEN}. */
+    public OpenSpec open;
+    /** File offset of the current chunk. */
+    public long position;
+    /** Native address the kernel reads or writes for the current chunk. */
+    public long address;
+    /** Bytes of the current chunk. */
+    public int length;
+    /** Bytes moved by earlier chunks. */
+    public long done;
+    /** Finish short transfers ({@code readFully}, {@code writeFully}). */
+    public boolean fully;
+    /** 0: none. */
+    public long timeoutNanos;
+    /** Size for truncate, length for allocate/advise/sync-range. */
+    public long arg;
+    /** Advice, sync-range flags. */
+    public int flags;
+    /** {@code fsync} (true) or {@code fdatasync}. */
+    public boolean metaData;
+    public int iovCount;
+    private long[] iovAddr;
+    private long[] iovLen;
+
+    // ---- which memory (see Memory)
+    /** The client's buffer or segment, held so its memory stays reachable until the end. */
+    public Object keep;
+    /** Library memory the kernel uses instead of the client's; returned to the bounce pool at the end. */
+    public MemorySegment bounce;
+    /** For a read through {@link #bounce}: the client's ByteBuffer or MemorySegment to copy into. */
+    public Object copyBackTo;
+    /** A ByteBuffer whose position advances by the bytes moved. */
+    public ByteBuffer advance;
+    /** Buffers of a vectored request, advanced in order. */
+    public ByteBuffer[] advanceAll;
+    /** A pool region the memory belongs to, pinned until the end. */
+    public PinnedRegion pinned;
+
+    // ---- whom to tell
+    public Completion completion;
+    public Object target;
+    public Object attachment;
+    /** The client object (an AsyncFile, a channel): kept reachable while the request is in flight. */
+    public Object client;
+
+    Request(RequestPool pool) {
+        this.pool = pool;
+    }
+
+    /** {@code "READ"}, {@code "OPEN"}, ... for messages. */
+    public String name() {
+        return NAMES[kind];
+    }
+
+    /** The file's path, or the path being opened, for messages. */
+    public String pathForErrors() {
+        return handle != null ? handle.path : open != null ? open.path() : null;
+    }
+
+    // ------------------------------------------------------------------------------------------ vectors
+
+    public void iov(int i, long address, long length) {
+        if (iovAddr == null) {
+            iovAddr = new long[MAX_IOV];
+            iovLen = new long[MAX_IOV];
+        }
+        iovAddr[i] = address;
+        iovLen[i] = length;
+    }
+
+    public long iovAddress(int i) {
+        return iovAddr[i];
+    }
+
+    public long iovLength(int i) {
+        return iovLen[i];
+    }
+
+    /** Bytes all buffers of a vectored request ask for. */
+    public long iovTotal() {
+        long t = 0;
+        for (int i = 0; i < iovCount; i++) {
+            t += iovLen[i];
+        }
+        return t;
+    }
+
+    // ------------------------------------------------------------------------------------------ cancellation
+
+    /** The generation a client remembers to cancel this use of the request later. */
+    public int generation() {
+        return (int) STAMP.getVolatile(this) >>> 1;
+    }
+
+    /** Marks the request cancelled if it is still generation {@code gen}; false when it already ended. */
+    public boolean markCancelled(int gen) {
+        int expect = gen << 1;
+        return STAMP.compareAndSet(this, expect, expect | 1);
+    }
+
+    public boolean isCancelled() {
+        return ((int) STAMP.getVolatile(this) & 1) != 0;
+    }
+
+    // ------------------------------------------------------------------------------------------ the end
+
+    /** Succeeds with {@code value} (bytes, a size, -1 at end of file, 0 for void operations). */
+    public void succeed(long value) {
+        Throwable copy = null;
+        if (value > 0 && !isCancelled()) {
+            copy = Memory.finish(this, value);
+        }
+        end(value, null, copy);
+    }
+
+    /** An open succeeded with {@code handle}. */
+    public void opened(FileHandle h) {
+        end(0, h, null);
+    }
+
+    public void fail(Throwable error) {
+        end(0, null, error);
+    }
+
+    /**
+     * Tells the client {@code error} now, while the backend keeps the request (and its memory) until the kernel
+     * or the blocking call is done with it; the real end then only releases. The backend serialises this with the
+     * end.
+     */
+    public void tellEarly(Throwable error) {
+        if (told) {
+            return;
+        }
+        told = true;
+        Completion c = completion;
+        if (c != null) {
+            c.complete(target, attachment, 0, null, error);
+        }
+    }
+
+    public boolean wasTold() {
+        return told;
+    }
+
+    /** Returns a request that was never submitted (building it failed) to its pool, releasing what it holds. */
+    public void discard() {
+        recycle();
+    }
+
+    private void end(long value, FileHandle h, Throwable error) {
+        Completion c = completion;
+        Object t = target;
+        Object a = attachment;
+        boolean already = told;
+        recycle();
+        if (!already && c != null) {
+            c.complete(t, a, value, h, error);
+        } else if (already && h != null) {
+            // Nobody will get this file: its opener was told it failed.
+            h.orphaned();
+        }
+    }
+
+    /** Releases the memory, clears every reference and returns the request to its pool. */
+    private void recycle() {
+        Memory.release(this, pool.bounces);
+        STAMP.setVolatile(this, (((int) STAMP.getVolatile(this) >>> 1) + 1) << 1);
+        told = false;
+        kind = 0;
+        handle = null;
+        open = null;
+        position = 0;
+        address = 0;
+        length = 0;
+        done = 0;
+        fully = false;
+        timeoutNanos = 0;
+        arg = 0;
+        flags = 0;
+        metaData = false;
+        iovCount = 0;
+        keep = null;
+        copyBackTo = null;
+        advance = null;
+        advanceAll = null;
+        completion = null;
+        target = null;
+        attachment = null;
+        client = null;
+        pool.release(this);
+    }
+}

@@ -1,0 +1,100 @@
+package io.github.uring4j.engine;
+
+import io.github.uring4j.linux.Errno;
+import java.io.IOException;
+import java.nio.channels.AsynchronousCloseException;
+import java.nio.channels.InterruptedByTimeoutException;
+import java.util.concurrent.CancellationException;
+
+/**
+ * The rules every backend applies the same way: end of file, short transfers, what an errno means for the client,
+ * and the {@code O_DIRECT} alignment checked before anything is submitted.
+ */
+public final class Rules {
+    /** {@link #afterChunk}: the rest of the transfer must be issued (the request was advanced). */
+    public static final long MORE = Long.MIN_VALUE;
+
+    private Rules() {
+    }
+
+    /**
+     * After the kernel moved {@code res >= 0} bytes of the request's current chunk. Returns the value the request
+     * succeeds with (bytes moved, or -1 at end of file), or {@link #MORE} after advancing the request past what was
+     * moved when a full transfer ({@code readFully}, {@code writeFully}, write-and-sync) must go on.
+     *
+     * @throws IOException end of file during a full read, or a write of 0 bytes
+     */
+    public static long afterChunk(Request r, long res, ErrorMapper errors) throws IOException {
+        if (res == 0 && r.length > 0) {
+            if (r.kind == Request.READ) {
+                if (r.fully) {
+                    throw errors.endOfFile(r.pathForErrors(), r.position, r.done, r.done + r.length);
+                }
+                return r.done > 0 ? r.done : -1;
+            }
+            throw errors.zeroWrite(r.name(), r.pathForErrors(), r.position);
+        }
+        r.done += res;
+        if ((r.fully || r.kind == Request.WRITE_SYNC) && res < r.length) {
+            r.address += res;
+            r.length -= (int) res;
+            r.position += res;
+            return MORE;
+        }
+        return r.done;
+    }
+
+    /** After a vectored transfer moved {@code res >= 0} bytes: -1 for a read at end of file, else {@code res}. */
+    public static long afterVector(Request r, long res) {
+        if (res == 0 && r.kind == Request.READV && r.iovTotal() > 0) {
+            return -1;
+        }
+        return res;
+    }
+
+    /**
+     * What the client is told for {@code -errno}: an interruption the client caused (cancel, its timeout, its
+     * close) is reported as such, anything else as the errno with the operation, file and offset.
+     */
+    public static Throwable failure(Request r, int errno, boolean timedOut, boolean closing, ErrorMapper errors) {
+        int e = Math.abs(errno);
+        if (e == Errno.ECANCELED || e == Errno.EINTR) {
+            if (r.isCancelled()) {
+                return new CancellationException(r.name() + " cancelled");
+            }
+            if (timedOut) {
+                return new InterruptedByTimeoutException();
+            }
+            if (closing || (r.handle != null && !r.handle.isOpen())) {
+                return new AsynchronousCloseException();
+            }
+        }
+        boolean direct = r.handle != null ? r.handle.direct : r.open != null && r.open.direct();
+        return errors.error(e, r.name(), r.pathForErrors(), offsetOf(r), direct);
+    }
+
+    /** The file offset an error message names, or -1 for operations without one. */
+    public static long offsetOf(Request r) {
+        return switch (r.kind) {
+            case Request.READ, Request.WRITE, Request.READV, Request.WRITEV, Request.WRITE_SYNC, Request.ALLOCATE,
+                    Request.ADVISE, Request.SYNC_RANGE -> r.position;
+            default -> -1;
+        };
+    }
+
+    /**
+     * {@code O_DIRECT} needs the buffer address aligned to the file's memory alignment and the offset and length to
+     * its offset alignment; refused before submission with what to do instead.
+     */
+    public static void checkDirect(FileHandle h, long address, long position, long length) {
+        if (!h.direct) {
+            return;
+        }
+        if (address % h.memAlign != 0 || position % h.offAlign != 0 || length % h.offAlign != 0) {
+            throw new IllegalArgumentException("O_DIRECT alignment: " + h.path + " needs the buffer address aligned to "
+                    + h.memAlign + " bytes and the file offset and length to " + h.offAlign + " bytes (address 0x"
+                    + Long.toHexString(address) + ", offset " + position + ", length " + length
+                    + "); use BufferPool.builder().alignmentFor(file)");
+        }
+    }
+}

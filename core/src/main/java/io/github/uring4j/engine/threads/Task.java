@@ -1,0 +1,48 @@
+package io.github.uring4j.engine.threads;
+
+import io.github.uring4j.engine.Request;
+import java.util.concurrent.ScheduledFuture;
+
+/**
+ * The threads backend's state of one request: the blocking call runs on a worker; a timeout or a close may tell
+ * the client first, and the call's own end then only releases the request. Those two are serialised on this
+ * object.
+ */
+final class Task implements Runnable {
+    final ThreadsBackend backend;
+    final Request request;
+    /** The request ended (the client was told by the end, or is told nothing more). Guarded by this. */
+    boolean ended;
+    ScheduledFuture<?> timeout;
+
+    Task(ThreadsBackend backend, Request request) {
+        this.backend = backend;
+        this.request = request;
+    }
+
+    @Override
+    public void run() {
+        backend.run(this);
+    }
+
+    /** Tells the client {@code error} now unless the request ended; the blocking call goes on. */
+    void tellEarly(Throwable error) {
+        synchronized (this) {
+            if (ended) {
+                return;
+            }
+            request.tellEarly(error);
+        }
+    }
+
+    /** Marks the end; after this no one tells the client early. */
+    void markEnded() {
+        synchronized (this) {
+            ended = true;
+        }
+        ScheduledFuture<?> t = timeout;
+        if (t != null) {
+            t.cancel(false);
+        }
+    }
+}

@@ -1,0 +1,441 @@
+package io.github.uring4j.engine.threads;
+
+import io.github.uring4j.engine.BouncePool;
+import io.github.uring4j.engine.EngineConfig;
+import io.github.uring4j.engine.FileHandle;
+import io.github.uring4j.engine.IoBackend;
+import io.github.uring4j.engine.Log;
+import io.github.uring4j.engine.PinnedRegion;
+import io.github.uring4j.engine.Request;
+import io.github.uring4j.engine.RequestPool;
+import java.io.IOException;
+import java.nio.channels.AsynchronousCloseException;
+import java.nio.channels.InterruptedByTimeoutException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The fallback backend: the same requests as blocking system calls ({@code pread}, {@code pwrite},
+ * {@code fdatasync}, ...) on worker threads. Used where io_uring cannot be set up.
+ *
+ * <p>Each file runs at most {@code threads} calls at once; more wait for it in order. The pool grows while its
+ * workers are all busy, so a file whose calls never return (a read on an empty FIFO) holds back neither other
+ * files nor its own close. A blocking call cannot be interrupted: a timeout, a close or a shutdown tells the
+ * client at once, and the call finishes on its worker, keeping its buffer (and the file's descriptor) until then.
+ */
+public final class ThreadsBackend implements IoBackend {
+    /** How long a shutdown lets running calls finish before it tells their clients and returns. */
+    static final long CLOSE_WAIT_NANOS = Long.getLong("uring4j.threads.closeWaitMillis", 2_000L) * 1_000_000L;
+
+    private final EngineConfig config;
+    private final RequestPool requests;
+    private final Calls calls;
+    private final WorkerPool pool;
+    private final int perFile;
+    private final Set<ThreadsFile> files = ConcurrentHashMap.newKeySet();
+    private final Set<Task> running = ConcurrentHashMap.newKeySet();
+    private final Set<Thread> workers = ConcurrentHashMap.newKeySet();
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private volatile boolean open = true;
+    private ScheduledThreadPoolExecutor timer;
+
+    public ThreadsBackend(EngineConfig config, BouncePool bounces) {
+        this.config = config;
+        this.requests = new RequestPool(bounces);
+        this.calls = new Calls(config.syscalls, config.errors, config.resultFilter);
+        this.perFile = Math.max(1, config.threads);
+        ThreadFactory factory = config.threadFactory;
+        this.pool = new WorkerPool(config.threads, Math.max(config.threads, config.maxThreads), r -> {
+            Thread t = factory.newThread(() -> {
+                workers.add(Thread.currentThread());
+                try {
+                    r.run();
+                } finally {
+                    workers.remove(Thread.currentThread());
+                }
+            });
+            return t;
+        });
+    }
+
+    @Override
+    public String name() {
+        return "threads";
+    }
+
+    @Override
+    public Request acquire() {
+        return requests.acquire();
+    }
+
+    /** A timer thread for per-request timeouts, started on first use. */
+    private synchronized ScheduledThreadPoolExecutor timer() {
+        if (timer == null) {
+            timer = new ScheduledThreadPoolExecutor(1, r -> {
+                Thread t = new Thread(r, config.name + "-timer");
+                t.setDaemon(true);
+                return t;
+            });
+            timer.setRemoveOnCancelPolicy(true);
+        }
+        return timer;
+    }
+
+    @Override
+    public void submit(Request r) {
+        Task t = new Task(this, r);
+        if (!open) {
+            end(t, 0, new AsynchronousCloseException());
+            return;
+        }
+        if (r.kind == Request.OPEN) {
+            execute(t);
+            return;
+        }
+        ThreadsFile f = (ThreadsFile) r.handle;
+        if (r.kind == Request.CLOSE) {
+            close(f, t);
+            return;
+        }
+        boolean accepted;
+        synchronized (f) {
+            accepted = f.isOpen();
+            if (accepted) {
+                if (r.timeoutNanos > 0) {
+                    t.timeout = timer().schedule(() -> t.tellEarly(new InterruptedByTimeoutException()),
+                            r.timeoutNanos, TimeUnit.NANOSECONDS);
+                }
+                if (f.running >= perFile) {
+                    f.waiting.add(t);
+                    return;
+                }
+                f.running++;
+                f.runningTasks.add(t);
+            }
+        }
+        if (!accepted) {
+            r.fail(new AsynchronousCloseException());
+            return;
+        }
+        execute(t);
+    }
+
+    private void execute(Task t) {
+        try {
+            pool.execute(t);
+        } catch (RejectedExecutionException e) {
+            end(t, 0, new AsynchronousCloseException());
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ workers
+
+    void run(Task t) {
+        Request r = t.request;
+        if (r.isCancelled()) {
+            end(t, 0, new CancellationException(r.name() + " cancelled"));
+            return;
+        }
+        if (!open) {
+            end(t, 0, new AsynchronousCloseException());
+            return;
+        }
+        inFlight.incrementAndGet();
+        running.add(t);
+        long v = 0;
+        ThreadsFile opened = null;
+        Throwable error = null;
+        try {
+            if (r.kind == Request.OPEN) {
+                opened = open(r);
+            } else {
+                int fd = r.handle.fd;
+                v = switch (r.kind) {
+                    case Request.READ, Request.WRITE, Request.WRITE_SYNC -> calls.transfer(r, fd);
+                    case Request.READV, Request.WRITEV -> calls.vector(r, fd);
+                    default -> calls.other(r, fd);
+                };
+            }
+        } catch (Throwable e) {
+            error = e;
+        } finally {
+            // Out of flight before the client hears of it: what it sees next is the backend's true state.
+            running.remove(t);
+            inFlight.decrementAndGet();
+        }
+        if (opened != null) {
+            t.markEnded();
+            r.opened(opened);
+        } else {
+            end(t, v, error);
+        }
+    }
+
+    /** Opens the file, or throws what the open fails with. */
+    private ThreadsFile open(Request r) throws IOException {
+        int fd = calls.open(r);
+        if (fd < 0) {
+            throw calls.openError(r, fd);
+        }
+        if (r.isCancelled() || !open) {
+            calls.close(fd);
+            if (r.isCancelled()) {
+                throw new CancellationException("OPEN cancelled");
+            }
+            throw new AsynchronousCloseException();
+        }
+        int[] align = r.open.direct() ? calls.directAlignment(fd) : new int[] {4096, 4096};
+        ThreadsFile f = new ThreadsFile(this, r.open, fd, align[1], align[0]);
+        files.add(f);
+        if (!open && files.remove(f)) {
+            calls.close(fd);
+            throw new AsynchronousCloseException();
+        }
+        return f;
+    }
+
+    /**
+     * Ends {@code t}: the file's next waiting call starts, an idle closed file closes its descriptor, and the
+     * client is told (unless a timeout or close told it already).
+     */
+    private void end(Task t, long value, Throwable error) {
+        t.markEnded();
+        Request r = t.request;
+        Task next = null;
+        boolean closeNow = false;
+        ThreadsFile file = r.handle instanceof ThreadsFile tf && r.kind != Request.CLOSE ? tf : null;
+        if (file != null) {
+            ThreadsFile f = file;
+            synchronized (f) {
+                if (f.runningTasks.remove(t)) {
+                    f.running--;
+                    if (f.isOpen() && !f.waiting.isEmpty()) {
+                        next = f.waiting.poll();
+                        f.running++;
+                        f.runningTasks.add(next);
+                    }
+                    closeNow = f.closeWhenIdle && f.running == 0 && !f.descriptorClosed;
+                    if (closeNow) {
+                        f.descriptorClosed = true;
+                    }
+                } else {
+                    f.waiting.remove(t);
+                }
+            }
+        }
+        if (error != null) {
+            r.fail(error);
+        } else {
+            r.succeed(value);
+        }
+        if (next != null) {
+            execute(next);
+        }
+        if (closeNow) {
+            closeDescriptor(file);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ closing
+
+    /** A close never waits for calls that may never return: it tells them and closes the descriptor after them. */
+    private void close(ThreadsFile f, Task closeTask) {
+        List<Task> waiting;
+        List<Task> busy;
+        boolean now;
+        synchronized (f) {
+            waiting = new ArrayList<>(f.waiting);
+            f.waiting.clear();
+            busy = new ArrayList<>(f.runningTasks);
+            now = f.running == 0 && !f.descriptorClosed;
+            if (now) {
+                f.descriptorClosed = true;
+            } else {
+                f.closeWhenIdle = true;
+            }
+        }
+        for (Task w : waiting) {
+            w.markEnded();
+            w.request.fail(new AsynchronousCloseException());
+        }
+        for (Task b : busy) {
+            b.tellEarly(new AsynchronousCloseException());
+        }
+        if (!now) {
+            f.markClosed(); // the descriptor follows when the last call returns
+            files.remove(f);
+            closeTask.markEnded();
+            closeTask.request.succeed(0);
+            return;
+        }
+        try {
+            pool.execute(() -> finishClose(f, closeTask));
+        } catch (RejectedExecutionException e) {
+            finishClose(f, closeTask);
+        }
+    }
+
+    private void finishClose(ThreadsFile f, Task closeTask) {
+        int res = closeDescriptor(f);
+        closeTask.markEnded();
+        if (res < 0) {
+            closeTask.request.fail(config.errors.error(-res, "CLOSE", f.path, -1, false));
+        } else {
+            closeTask.request.succeed(0);
+        }
+    }
+
+    private int closeDescriptor(ThreadsFile f) {
+        files.remove(f);
+        int res = calls.close(f.fd);
+        f.markClosed();
+        if (f.deleteOnClose) {
+            try {
+                Files.deleteIfExists(Path.of(f.path));
+            } catch (IOException e) {
+                Log.warn("DELETE_ON_CLOSE of " + f.path + " failed: " + e);
+            }
+        }
+        return res;
+    }
+
+    @Override
+    public void cancel(Request r, int generation) {
+        // A blocking call cannot be stopped; one that has not started is skipped.
+        r.markCancelled(generation);
+    }
+
+    @Override
+    public void closeOrphan(FileHandle h) {
+        if (!open) {
+            return;
+        }
+        Request r = acquire();
+        r.kind = Request.CLOSE;
+        r.handle = h;
+        submit(r);
+    }
+
+    @Override
+    public String registerBuffers(PinnedRegion region) {
+        return "the threads backend does not register buffers";
+    }
+
+    @Override
+    public void unregisterBuffers(PinnedRegion region) {
+        // nothing registered
+    }
+
+    @Override
+    public boolean mustNotBlock(Thread t) {
+        return false; // the pool grows: a worker that waits does not stop the others
+    }
+
+    @Override
+    public void shutdown() {
+        synchronized (this) {
+            if (!open) {
+                return;
+            }
+            open = false;
+        }
+        for (Runnable r : pool.shutdown()) {
+            if (r instanceof Task t) {
+                end(t, 0, new AsynchronousCloseException());
+            }
+        }
+        for (ThreadsFile f : files) {
+            List<Task> waiting;
+            synchronized (f) {
+                waiting = new ArrayList<>(f.waiting);
+                f.waiting.clear();
+            }
+            for (Task w : waiting) {
+                w.markEnded();
+                w.request.fail(new AsynchronousCloseException());
+            }
+        }
+        if (workers.contains(Thread.currentThread())) {
+            // Called from a completion on a worker: waiting here would wait for ourselves.
+            Thread t = new Thread(this::finishShutdown, config.name + "-close");
+            t.setDaemon(true);
+            t.start();
+            return;
+        }
+        finishShutdown();
+    }
+
+    private void finishShutdown() {
+        synchronized (this) {
+            if (timer != null) {
+                timer.shutdownNow();
+            }
+        }
+        boolean interrupted = false;
+        boolean idle = false;
+        long deadline = System.nanoTime() + CLOSE_WAIT_NANOS;
+        while (!idle && System.nanoTime() - deadline < 0) {
+            try {
+                idle = pool.awaitTermination(Math.max(1, deadline - System.nanoTime()));
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (!idle) {
+            // A call that never returns (a read on an empty pipe) cannot be interrupted: tell its client, and close
+            // its file's descriptor when it returns, rather than hang or close a descriptor still in use.
+            Log.warn(inFlight.get() + " call(s) still blocked in the kernel after " + CLOSE_WAIT_NANOS / 1_000_000
+                    + " ms; their operations fail with AsynchronousCloseException and their files close when they"
+                    + " return");
+            for (Task t : running) {
+                t.tellEarly(new AsynchronousCloseException());
+            }
+        }
+        for (ThreadsFile f : files) {
+            boolean now;
+            synchronized (f) {
+                now = f.running == 0 && !f.descriptorClosed;
+                if (now) {
+                    f.descriptorClosed = true;
+                } else {
+                    f.closeWhenIdle = true;
+                }
+            }
+            f.beginClose();
+            if (now) {
+                closeDescriptor(f);
+            } else {
+                f.markClosed();
+            }
+        }
+        files.clear();
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public boolean isOpen() {
+        return open;
+    }
+
+    @Override
+    public int inFlight() {
+        return inFlight.get();
+    }
+
+    @Override
+    public String describe() {
+        return "threads, " + pool.threads() + " worker(s), " + inFlight.get() + " call(s) running";
+    }
+}

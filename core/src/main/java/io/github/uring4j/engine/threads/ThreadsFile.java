@@ -1,0 +1,27 @@
+package io.github.uring4j.engine.threads;
+
+import io.github.uring4j.engine.FileHandle;
+import io.github.uring4j.engine.IoBackend;
+import io.github.uring4j.engine.OpenSpec;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+
+/** A file of the threads backend: the calls running on workers and those waiting for the file's limit. Guarded by this. */
+final class ThreadsFile extends FileHandle {
+    int running;
+    final List<Task> runningTasks = new ArrayList<>(4);
+    final ArrayDeque<Task> waiting = new ArrayDeque<>(4);
+    /** Closed from the client's view while calls still run: the descriptor closes when the last one returns. */
+    boolean closeWhenIdle;
+    boolean descriptorClosed;
+
+    ThreadsFile(IoBackend backend, OpenSpec spec, int fd, int memAlign, int offAlign) {
+        super(backend, spec, fd, memAlign, offAlign);
+    }
+
+    @Override
+    public boolean isRegistered() {
+        return false;
+    }
+}

@@ -1,0 +1,238 @@
+package io.github.uring4j.engine.uring;
+
+import io.github.uring4j.engine.ErrorMapper;
+import io.github.uring4j.engine.Log;
+import io.github.uring4j.engine.OpenSpec;
+import io.github.uring4j.engine.Request;
+import io.github.uring4j.engine.ResultFilter;
+import io.github.uring4j.engine.Rules;
+import io.github.uring4j.linux.Errno;
+import io.github.uring4j.ring.CqeHandler;
+import java.io.IOException;
+import java.nio.channels.AsynchronousCloseException;
+import java.util.concurrent.CancellationException;
+
+/**
+ * Acts on completions: records each entry's result in its slot and, when the slot's last entry is in, applies the
+ * {@link Rules} and ends the request (or issues what comes next: the rest of a short transfer, an open's second
+ * stage). Loop thread only.
+ */
+final class Completions implements CqeHandler {
+    private final EventLoop loop;
+    private final ErrorMapper errors;
+    private final ResultFilter filter;
+
+    Completions(EventLoop loop) {
+        this.loop = loop;
+        this.errors = loop.config.errors;
+        this.filter = loop.config.resultFilter;
+    }
+
+    @Override
+    public void handle(long userData, int res, int cqeFlags) {
+        loop.expected--;
+        if (userData < 0) {
+            if (userData == Wakeup.USER_DATA) {
+                loop.wakeup.completed(res);
+            }
+            return;
+        }
+        Slot s = loop.slots.get((int) userData);
+        if (s == null || s.request == null) {
+            return; // cannot happen: a slot is freed only after its last completion
+        }
+        int sub = (int) (userData >>> 32);
+        if (filter != null && (sub == Slot.MAIN || sub == Slot.LINKED)) {
+            res = filter.filter(s.request.kind, sub, res, s.request.length);
+        }
+        s.res[sub] = res;
+        if (sub == Slot.TIMEOUT) {
+            s.timedOut = res == -Errno.ETIME;
+        }
+        if (--s.cqes == 0) {
+            finishSafely(s);
+        }
+    }
+
+    /** A blocking call made off the loop for {@code r} returned {@code res}. */
+    void blockingDone(Slot s, Request r, int res) {
+        loop.expected--;
+        if (s.request != r) {
+            return;
+        }
+        s.res[Slot.MAIN] = res;
+        if (--s.cqes == 0) {
+            finishSafely(s);
+        }
+    }
+
+    private void finishSafely(Slot s) {
+        try {
+            if (s.failure != null) {
+                end(s, s.failure);
+                return;
+            }
+            finish(s);
+        } catch (IOException | RuntimeException e) {
+            if (s.request != null) {
+                end(s, e);
+            }
+        }
+    }
+
+    /** Frees the slot and fails its request. */
+    void end(Slot s, Throwable t) {
+        Request r = s.request;
+        loop.release(s);
+        r.fail(t);
+    }
+
+    private void succeed(Slot s, long value) {
+        Request r = s.request;
+        loop.release(s);
+        r.succeed(value);
+    }
+
+    private Throwable error(Slot s, int res) {
+        return Rules.failure(s.request, -res, s.timedOut, loop.closing, errors);
+    }
+
+    private void finish(Slot s) throws IOException {
+        Request r = s.request;
+        int res = s.res[Slot.MAIN];
+        switch (r.kind) {
+            case Request.READ, Request.WRITE, Request.WRITE_SYNC -> {
+                if (res < 0) {
+                    end(s, error(s, res));
+                    return;
+                }
+                long v = Rules.afterChunk(r, res, errors);
+                if (v == Rules.MORE) {
+                    // A short write of a write→fdatasync chain came back; the sync was cancelled: issue both again.
+                    loop.start(s);
+                    return;
+                }
+                if (r.kind == Request.WRITE_SYNC && s.res[Slot.LINKED] < 0) {
+                    end(s, Rules.failure(r, -s.res[Slot.LINKED], false, loop.closing, errors));
+                    return;
+                }
+                succeed(s, v);
+            }
+            case Request.READV, Request.WRITEV -> {
+                if (res < 0) {
+                    end(s, error(s, res));
+                    return;
+                }
+                succeed(s, Rules.afterVector(r, res));
+            }
+            case Request.SIZE -> {
+                if (res < 0) {
+                    end(s, error(s, res));
+                    return;
+                }
+                succeed(s, s.statx.size());
+            }
+            case Request.FSYNC, Request.TRUNCATE, Request.ALLOCATE, Request.ADVISE, Request.SYNC_RANGE -> {
+                if (res < 0) {
+                    end(s, error(s, res));
+                    return;
+                }
+                succeed(s, 0);
+            }
+            case Request.OPEN -> open(s, r);
+            case Request.CLOSE -> loop.closer.closed(s);
+            default -> throw new IllegalStateException("request kind " + r.kind);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ open
+
+    private void open(Slot s, Request r) {
+        OpenSpec spec = r.open;
+        switch (s.stage) {
+            case Encoder.OPEN_PATH -> {
+                int res = s.res[Slot.MAIN];
+                if (res < 0) {
+                    end(s, errors.error(-res, "OPEN", spec.path(), -1, spec.direct()));
+                    return;
+                }
+                s.fd = res;
+                if (abandoned(r)) {
+                    discard(s);
+                    return;
+                }
+                if (loop.encoder.openNeedsDetails(s, spec)) {
+                    s.stage = Encoder.OPEN_DETAILS;
+                    loop.start(s);
+                    return;
+                }
+                opened(s, r, -1, 4096, 4096);
+            }
+            case Encoder.OPEN_DETAILS -> {
+                int fixed = -1;
+                if (s.fixed >= 0) {
+                    if (s.res[Slot.FILES] == 1) {
+                        fixed = s.fixed;
+                    } else {
+                        loop.encoder.giveFixed(s.fixed); // the table was full or the update failed: a plain descriptor
+                    }
+                }
+                if (abandoned(r)) {
+                    s.fixed = fixed;
+                    discard(s);
+                    return;
+                }
+                int memAlign = 4096;
+                int offAlign = 4096;
+                if (spec.direct() && s.res[Slot.STATX] == 0 && s.statx.dioOffsetAlign() > 0) {
+                    memAlign = s.statx.dioMemAlign();
+                    offAlign = s.statx.dioOffsetAlign();
+                }
+                opened(s, r, fixed, memAlign, offAlign);
+            }
+            case Encoder.OPEN_DISCARD -> {
+                if (s.fixed >= 0) {
+                    loop.encoder.giveFixed(s.fixed);
+                }
+                end(s, r.isCancelled() ? new CancellationException("OPEN cancelled") : new AsynchronousCloseException());
+            }
+            default -> throw new IllegalStateException("open stage " + s.stage);
+        }
+    }
+
+    /** The opener cancelled, or the executor is closing: nobody will get the file. */
+    private boolean abandoned(Request r) {
+        return r.isCancelled() || loop.closing;
+    }
+
+    private void discard(Slot s) {
+        s.stage = Encoder.OPEN_DISCARD;
+        loop.start(s);
+    }
+
+    private void opened(Slot s, Request r, int fixed, int memAlign, int offAlign) {
+        UringFile f = new UringFile(loop.backend, r.open, s.fd, fixed, loop, loop.backend.loopCount(), memAlign,
+                offAlign);
+        loop.homeFiles.add(f);
+        loop.release(s);
+        r.opened(f);
+    }
+
+    // ------------------------------------------------------------------------------------------ the loop failed
+
+    /** The loop is dying with an error: tell everyone in flight; their memory stays with the kernel. */
+    void failEverything(Throwable cause) {
+        for (int i = 0; i < loop.slots.capacity(); i++) {
+            Slot s = loop.slots.get(i);
+            Request r = s.request;
+            if (r != null) {
+                // The kernel may still hold this request's memory: keep the request out of its pool.
+                try {
+                    r.tellEarly(cause);
+                } catch (Throwable t) {
+                    Log.callbackFailed(t);
+                }
+            }
+        }
+    }
+}

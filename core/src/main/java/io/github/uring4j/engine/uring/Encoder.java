@@ -1,0 +1,310 @@
+package io.github.uring4j.engine.uring;
+
+import io.github.uring4j.engine.OpenSpec;
+import io.github.uring4j.engine.PinnedRegion;
+import io.github.uring4j.engine.Request;
+import io.github.uring4j.linux.Errno;
+import io.github.uring4j.linux.Statx;
+import io.github.uring4j.ring.At;
+import io.github.uring4j.ring.FileTarget;
+import io.github.uring4j.ring.IoUring;
+import io.github.uring4j.ring.IoVecArray;
+import io.github.uring4j.ring.OpenFlag;
+import io.github.uring4j.ring.Sqe;
+import io.github.uring4j.ring.Timespec;
+import io.github.uring4j.ring.UringException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * Writes a slot's entries into the ring, one request kind (and stage) at a time. Each entry is counted the moment
+ * it is claimed, so a failure half-way still waits for the entries that did reach the kernel. Loop thread only.
+ */
+final class Encoder {
+    /** Most entries one slot prepares at once (write + fsync, read + timeout, close slot + close fd + unlink). */
+    static final int MAX_ENTRIES = 3;
+
+    /** Open stages (see {@link Completions}). */
+    static final int OPEN_PATH = 0;
+    static final int OPEN_DETAILS = 1;
+    static final int OPEN_DISCARD = 2;
+    /** Close stages (see {@link Closer}). */
+    static final int CLOSE_QUIESCE = 0;
+    static final int CLOSE_SYSCALLS = 1;
+
+    /** "" for statx with AT_EMPTY_PATH. */
+    private static final MemorySegment EMPTY_PATH = Arena.global().allocateFrom("");
+
+    private final EventLoop loop;
+    private final IoUring ring;
+    /** A sparse registered-file table exists (5.19). */
+    private boolean fileTable;
+    private int[] freeFixed = new int[0];
+    private int freeFixedTop;
+    private PinnedRegion fixedRegion;
+    private long fixedBase;
+    private long fixedEnd;
+    private long fixedSize;
+
+    Encoder(EventLoop loop) {
+        this.loop = loop;
+        this.ring = loop.ring;
+    }
+
+    void init(int registeredFiles) {
+        if (registeredFiles <= 0) {
+            return;
+        }
+        try {
+            ring.registerFilesSparse(registeredFiles);
+            fileTable = true;
+            freeFixed = new int[registeredFiles];
+            for (int i = 0; i < registeredFiles; i++) {
+                freeFixed[freeFixedTop++] = registeredFiles - 1 - i;
+            }
+        } catch (UringException e) {
+            fileTable = false; // before 5.19: FileOption.REGISTERED uses plain descriptors
+        }
+    }
+
+    /** A free registered-file slot, or -1 (no table, or all taken). */
+    int takeFixed() {
+        return fileTable && freeFixedTop > 0 ? freeFixed[--freeFixedTop] : -1;
+    }
+
+    /** The kernel closed registered slot {@code n}: it may serve the next file. */
+    void giveFixed(int n) {
+        if (n >= 0) {
+            freeFixed[freeFixedTop++] = n;
+        }
+    }
+
+    // ---- registered buffers (set by a Task on this thread)
+
+    void registerBuffers(PinnedRegion region) throws UringException {
+        MemorySegment[] bufs = new MemorySegment[region.count()];
+        for (int i = 0; i < bufs.length; i++) {
+            bufs[i] = region.memory().asSlice((long) i * region.bufferSize(), region.bufferSize());
+        }
+        ring.registerBuffers(bufs);
+        fixedRegion = region;
+        fixedBase = region.base();
+        fixedSize = region.bufferSize();
+        fixedEnd = fixedBase + fixedSize * region.count();
+    }
+
+    void unregisterBuffers(PinnedRegion region) throws UringException {
+        if (fixedRegion == region) {
+            fixedRegion = null;
+            fixedBase = 0;
+            fixedEnd = 0;
+            fixedSize = 0;
+            ring.unregisterBuffers();
+        }
+    }
+
+    private int fixedIndex(long address, int length) {
+        if (address >= fixedBase && address < fixedEnd) {
+            long idx = (address - fixedBase) / fixedSize;
+            if (address + length <= fixedBase + (idx + 1) * fixedSize) {
+                return (int) idx;
+            }
+        }
+        return -1;
+    }
+
+    // ---- room
+
+    /** True when the SQ has room for a slot's entries (submitting what is prepared to make room). */
+    boolean room() throws UringException {
+        if (ring.sqSpaceLeft() >= MAX_ENTRIES) {
+            return true;
+        }
+        ring.submit();
+        return ring.sqSpaceLeft() >= MAX_ENTRIES;
+    }
+
+    /** Encodes now if the SQ has room; false (nothing done) otherwise. */
+    boolean encodeIfRoom(Slot s) {
+        try {
+            if (!room()) {
+                return false;
+            }
+        } catch (UringException e) {
+            return false; // the loop's own submit reports it
+        }
+        encodeOrFail(s);
+        return true;
+    }
+
+    /** Encodes; an encoder that refuses (an argument, the probe) fails the request alone, never the loop. */
+    void encodeOrFail(Slot s) {
+        try {
+            encode(s);
+        } catch (RuntimeException | UringException e) {
+            if (s.cqes > 0) {
+                s.failure = e; // entries already in the kernel: end when they complete
+            } else {
+                loop.completions.end(s, e);
+            }
+        }
+    }
+
+    private void count(Sqe e, Slot s, int sub) {
+        e.userData(Slot.userData(s.index, sub));
+        s.cqes++;
+        loop.expected++;
+    }
+
+    /** ASYNC_CANCEL of the slot's main entry. */
+    void cancel(Slot s) {
+        count(ring.nextSqe().cancel(Slot.userData(s.index, Slot.MAIN), 0), s, Slot.CANCEL);
+    }
+
+    // ---- the requests
+
+    private void encode(Slot s) throws UringException {
+        Request r = s.request;
+        switch (r.kind) {
+            case Request.READ, Request.WRITE, Request.WRITE_SYNC -> transfer(s, r);
+            case Request.READV, Request.WRITEV -> vector(s, r);
+            case Request.OPEN -> open(s, r);
+            case Request.CLOSE -> close(s, (UringFile) r.handle);
+            default -> other(s, r);
+        }
+    }
+
+    private void transfer(Slot s, Request r) {
+        UringFile f = (UringFile) r.handle;
+        FileTarget t = f.target(loop);
+        s.res[Slot.MAIN] = 0;
+        s.res[Slot.LINKED] = 0;
+        s.timedOut = false;
+        boolean read = r.kind == Request.READ;
+        long a = r.address;
+        int len = r.length;
+        int idx = fixedIndex(a, len);
+        Sqe e;
+        if (idx >= 0) {
+            loop.fixedOps++;
+            e = read ? ring.nextSqe().readFixed(t, a, len, r.position, idx)
+                    : ring.nextSqe().writeFixed(t, a, len, r.position, idx);
+        } else {
+            e = read ? ring.nextSqe().read(t, a, len, r.position) : ring.nextSqe().write(t, a, len, r.position);
+        }
+        boolean linked = r.kind == Request.WRITE_SYNC || r.timeoutNanos > 0;
+        if (linked) {
+            e.link();
+        }
+        count(e, s, Slot.MAIN);
+        if (r.kind == Request.WRITE_SYNC) {
+            count(ring.nextSqe().fsync(t, true), s, Slot.LINKED);
+        } else if (r.timeoutNanos > 0) {
+            Timespec.set(s.timespec, r.timeoutNanos);
+            count(ring.nextSqe().linkTimeout(s.timespec, 0), s, Slot.TIMEOUT);
+        }
+    }
+
+    private void vector(Slot s, Request r) {
+        UringFile f = (UringFile) r.handle;
+        IoVecArray iov = s.iov();
+        for (int i = 0; i < r.iovCount; i++) {
+            iov.set(i, r.iovAddress(i), r.iovLength(i));
+        }
+        FileTarget t = f.target(loop);
+        Sqe e = r.kind == Request.READV ? ring.nextSqe().readv(t, iov, r.iovCount, r.position)
+                : ring.nextSqe().writev(t, iov, r.iovCount, r.position);
+        count(e, s, Slot.MAIN);
+    }
+
+    private void other(Slot s, Request r) {
+        UringFile f = (UringFile) r.handle;
+        FileTarget t = f.target(loop);
+        Sqe e = switch (r.kind) {
+            case Request.FSYNC -> ring.nextSqe().fsync(t, !r.metaData);
+            // By descriptor, never by path: a registered file keeps its descriptor too.
+            case Request.SIZE -> ring.nextSqe().statx(f.fd, EMPTY_PATH, At.EMPTY_PATH, Statx.STATX_SIZE,
+                    s.statx.segment());
+            case Request.TRUNCATE -> {
+                if (!loop.ftruncateOp) {
+                    truncateOffLoop(s, f, r.arg);
+                    yield null;
+                }
+                yield ring.nextSqe().ftruncate(t, r.arg);
+            }
+            case Request.ALLOCATE -> ring.nextSqe().fallocate(t, 0, r.position, r.arg);
+            case Request.ADVISE -> ring.nextSqe().fadvise(t, r.position, (int) Math.min(r.arg, Integer.MAX_VALUE),
+                    r.flags);
+            // A range too long for the SQE's length becomes 0, "to the end of the file": more, never less.
+            case Request.SYNC_RANGE -> ring.nextSqe().syncFileRange(t, r.position,
+                    r.arg > Integer.MAX_VALUE ? 0 : (int) r.arg, r.flags);
+            default -> throw new IllegalStateException("request kind " + r.kind);
+        };
+        if (e != null) {
+            count(e, s, Slot.MAIN);
+        }
+    }
+
+    /** Before Linux 6.9 there is no IORING_OP_FTRUNCATE: the call runs on a helper thread, never on the loop. */
+    private void truncateOffLoop(Slot s, UringFile f, long length) {
+        s.cqes++;
+        loop.expected++;
+        Request r = s.request;
+        int fd = f.fd;
+        loop.backend.blockingCalls().execute(() -> {
+            int res;
+            do {
+                res = loop.sys.ftruncate(fd, length);
+            } while (res == -Errno.EINTR);
+            loop.enqueueMessage(new LoopMessage.BlockingDone(s, r, res));
+        });
+    }
+
+    // ---- opening and closing
+
+    private void open(Slot s, Request r) {
+        OpenSpec spec = r.open;
+        switch (s.stage) {
+            case OPEN_PATH -> count(ring.nextSqe().openat(At.FDCWD, spec.cPath(), spec.flags() | OpenFlag.CLOEXEC,
+                    0666), s, Slot.MAIN);
+            case OPEN_DETAILS -> {
+                if (spec.direct()) {
+                    count(ring.nextSqe().statx(s.fd, EMPTY_PATH, At.EMPTY_PATH, Statx.STATX_DIOALIGN,
+                            s.statx.segment()), s, Slot.STATX);
+                }
+                if (s.fixed >= 0) {
+                    s.fds.set(ValueLayout.JAVA_INT, 0, s.fd);
+                    count(ring.nextSqe().filesUpdate(s.fds, 1, s.fixed), s, Slot.FILES);
+                }
+            }
+            case OPEN_DISCARD -> {
+                // Nobody will get this file: close what did open.
+                if (s.res[Slot.FILES] == 1) {
+                    count(ring.nextSqe().closeFixed(s.fixed), s, Slot.FILES);
+                }
+                count(ring.nextSqe().close(s.fd), s, Slot.CLOSE_FD);
+            }
+            default -> throw new IllegalStateException("open stage " + s.stage);
+        }
+    }
+
+    /** True when the open needs its second stage (alignment from statx, a registered slot). */
+    boolean openNeedsDetails(Slot s, OpenSpec spec) {
+        s.fixed = spec.registered() ? takeFixed() : -1;
+        return spec.direct() || s.fixed >= 0;
+    }
+
+    private void close(Slot s, UringFile f) {
+        if (s.stage != CLOSE_SYSCALLS) {
+            throw new IllegalStateException("close stage " + s.stage);
+        }
+        if (f.fixedSlot >= 0) {
+            count(ring.nextSqe().closeFixed(f.fixedSlot), s, Slot.MAIN);
+        }
+        count(ring.nextSqe().close(f.fd), s, Slot.CLOSE_FD);
+        if (f.deleteOnClose) {
+            count(ring.nextSqe().unlinkat(At.FDCWD, f.cPath, 0), s, Slot.UNLINK);
+        }
+    }
+}

@@ -1,0 +1,495 @@
+package io.github.uring4j.engine.uring;
+
+import io.github.uring4j.engine.EngineConfig;
+import io.github.uring4j.engine.Log;
+import io.github.uring4j.engine.MpscQueue;
+import io.github.uring4j.engine.Request;
+import io.github.uring4j.linux.InternalAccess;
+import io.github.uring4j.linux.Syscalls;
+import io.github.uring4j.ring.IoUring;
+import io.github.uring4j.ring.Opcode;
+import io.github.uring4j.ring.SetupFlag;
+import io.github.uring4j.ring.UringException;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.nio.channels.AsynchronousCloseException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One event loop: a thread that owns one ring. Other threads hand it requests and messages through an MPSC queue
+ * and wake it through {@link Wakeup}; requests issued on this thread (from a completion) skip the queue. Each
+ * request in flight holds a {@link Slot}; {@link Encoder} writes its entries, {@link Completions} acts on its
+ * results, {@link Closer} runs the close of a file. This class is the thread: intake, the submit/reap cycle, and
+ * how it waits.
+ *
+ * <p>Everything but {@link #enqueue}, {@link #wake()}, {@link #beginShutdown()} and the volatile counters runs on
+ * the loop thread only.
+ */
+final class EventLoop implements Runnable {
+    /** A completion whose result nothing waits for (the close of an abandoned open). */
+    static final long IGNORE = -3L;
+    private static final long CANCEL_ALL = -2L;
+
+    final UringBackend backend;
+    final int index;
+    final String name;
+    final EngineConfig config;
+    final Syscalls sys;
+    private final MpscQueue queue = new MpscQueue();
+    private final Object terminationLock = new Object();
+    final CompletableFuture<Void> started = new CompletableFuture<>();
+    final CompletableFuture<Void> terminated = new CompletableFuture<>();
+    volatile boolean closing;
+    private volatile boolean dead;
+    /** Slots in use (requests in the kernel or between entries). */
+    volatile int inFlight;
+    /** READ_FIXED/WRITE_FIXED entries prepared (diagnostics and tests). */
+    volatile long fixedOps;
+    /** Requests ended on this loop. */
+    volatile long completed;
+    Thread thread;
+
+    // ------------------------------------------------------------------------------------------ loop thread
+    IoUring ring;
+    private Arena arena;
+    Wakeup wakeup;
+    SlotTable slots;
+    Encoder encoder;
+    Completions completions;
+    Closer closer;
+    /** Completions still to come for entries already prepared. */
+    long expected;
+    /** Requests issued on this thread, in order. */
+    private final ArrayDeque<Request> local = new ArrayDeque<>();
+    /** Slots whose next entries wait for room in the SQ. */
+    private final ArrayDeque<Slot> retries = new ArrayDeque<>();
+    /** ASYNC_CANCELs waiting for room in the SQ. */
+    private final ArrayDeque<Object[]> cancels = new ArrayDeque<>();
+    /** Files with requests or waiting requests on this loop. */
+    final ArrayList<UringFile> touched = new ArrayList<>();
+    /** Files this loop opened and will close at shutdown if their owners do not. */
+    final ArrayList<UringFile> homeFiles = new ArrayList<>();
+    private boolean cancelAllSent;
+    /** IORING_OP_FTRUNCATE exists (6.9); before, ftruncate runs off the loop. */
+    boolean ftruncateOp;
+
+    EventLoop(UringBackend backend, int index, String name, EngineConfig config) {
+        this.backend = backend;
+        this.index = index;
+        this.name = name;
+        this.config = config;
+        this.sys = config.syscalls;
+    }
+
+    // ------------------------------------------------------------------------------------------ any thread
+
+    /** Queues a request or message; wakes the loop if it sleeps. A closing loop refuses requests. */
+    void enqueue(MpscQueue.Node n) {
+        if (closing && n instanceof Request) {
+            abandon(n);
+            return;
+        }
+        queue.offer(n);
+        if (dead) {
+            // The loop is gone: whoever holds the lock drains the queue now.
+            synchronized (terminationLock) {
+                abandonQueued();
+            }
+            return;
+        }
+        wakeup.wake();
+    }
+
+    /** Queues a message: a closing loop still runs it (it may carry the end of something in flight). */
+    void enqueueMessage(LoopMessage m) {
+        enqueue(m);
+    }
+
+    /** Starts the shutdown: what is in flight is cancelled, what waits fails. */
+    void beginShutdown() {
+        closing = true;
+        Wakeup w = wakeup;
+        if (w != null) {
+            w.wake();
+        }
+    }
+
+    boolean isDead() {
+        return dead;
+    }
+
+    // ------------------------------------------------------------------------------------------ the thread
+
+    @Override
+    public void run() {
+        try {
+            init();
+        } catch (Throwable t) {
+            started.completeExceptionally(t);
+            free(false);
+            terminate();
+            return;
+        }
+        started.complete(null);
+        boolean clean = false;
+        try {
+            loop();
+            clean = true;
+        } catch (Throwable t) {
+            Log.loopFailed(name, t);
+            completions.failEverything(new IOException("uring4j event loop " + name + " failed: " + t, t));
+        } finally {
+            closer.closeAllAtShutdown();
+            // After a failure the kernel may still own in-flight memory: leave the scratch arena to the process.
+            free(!clean);
+            terminate();
+        }
+    }
+
+    private void init() throws UringException {
+        if ((config.setupFlags & SetupFlag.R_DISABLED) != 0) {
+            throw new IllegalArgumentException("SetupFlag.R_DISABLED: an executor's rings must take work at once;"
+                    + " leave the flag out");
+        }
+        // CQ room for a loop's usual load; more overflows into the kernel's backlog (IORING_FEAT_NODROP), which
+        // reap() flushes. Ring memory counts against memlock on some kernels.
+        long cq = Math.min(65536, 2L * Math.max(config.entries, config.inFlightLimit));
+        IoUring.Options o = IoUring.options().entries(config.entries).cqEntries((int) cq).flags(config.setupFlags);
+        InternalAccess.ringOptions().syscalls(o, sys);
+        ring = IoUring.open(o);
+        arena = Arena.ofShared();
+        wakeup = new Wakeup(sys, arena);
+        slots = new SlotTable(arena, Math.min(config.inFlightLimit, 1024));
+        encoder = new Encoder(this);
+        completions = new Completions(this);
+        closer = new Closer(this);
+        ftruncateOp = ring.probe().supports(Opcode.FTRUNCATE);
+        encoder.init(config.registeredFiles);
+        // The first submission proves the ring takes work (a ring set up disabled, or one the kernel refuses
+        // reads on, fails here, in build(), with the reason, rather than later with every request).
+        wakeup.arm(ring);
+        expected++;
+        ring.submit();
+    }
+
+    private void loop() throws UringException {
+        long spinNanos = config.spinNanos;
+        while (true) {
+            boolean progress = false;
+            if (closing) {
+                startShutdown();
+            }
+            progress |= intake();
+            progress |= sendCancels();
+            progress |= processRetries();
+            if (!closing && wakeup.arm(ring)) {
+                expected++;
+            }
+            if (ring.sqPending() > 0) {
+                ring.submit();
+            }
+            progress |= ring.reap(completions) > 0;
+            if (closing && expected == 0 && retries.isEmpty() && local.isEmpty()) {
+                intake();
+                return;
+            }
+            if (progress || !local.isEmpty()) {
+                continue;
+            }
+            if (spinNanos > 0 && spin(spinNanos)) {
+                continue;
+            }
+            // Sleep: announce it, then look once more (a producer that queued before seeing SLEEPING is seen
+            // here; one that queues after sees SLEEPING and writes the eventfd).
+            while (!wakeup.trySleep()) {
+                Thread.onSpinWait(); // a producer is finishing its eventfd write
+            }
+            if (hasWork()) {
+                wakeup.awake();
+                continue;
+            }
+            if (wakeup.isBroken()) {
+                ring.submit();
+                ring.waitCompletions(1, 1_000_000L);
+            } else {
+                ring.submitAndWait(1);
+            }
+            wakeup.awake();
+        }
+    }
+
+    private boolean spin(long nanos) {
+        long end = System.nanoTime() + nanos;
+        do {
+            if (hasWork() || ring.cqReady() > 0) {
+                return true;
+            }
+            Thread.onSpinWait();
+        } while (System.nanoTime() - end < 0);
+        return false;
+    }
+
+    private boolean hasWork() {
+        return (closing && !cancelAllSent) || !queue.isEmpty() || !local.isEmpty() || !retries.isEmpty()
+                || !cancels.isEmpty();
+    }
+
+    // ------------------------------------------------------------------------------------------ intake
+
+    /** A request issued on this thread: taken in after the current batch of completions, never recursively. */
+    void addLocal(Request r) {
+        local.add(r);
+    }
+
+    private boolean intake() {
+        boolean progress = false;
+        MpscQueue.Node n;
+        while ((n = queue.poll()) != null) {
+            progress = true;
+            if (n instanceof Request r) {
+                admit(r);
+            } else {
+                try {
+                    ((LoopMessage) n).run(this);
+                } catch (Throwable t) {
+                    Log.warn("loop " + name + ": " + n.getClass().getSimpleName() + " failed: " + t);
+                }
+            }
+        }
+        Request r;
+        while ((r = local.poll()) != null) {
+            progress = true;
+            admit(r);
+        }
+        return progress;
+    }
+
+    /** Takes a request in: it starts, waits behind its file's in-flight limit, or fails. */
+    private void admit(Request r) {
+        if (closing) {
+            r.fail(new AsynchronousCloseException());
+            return;
+        }
+        if (r.kind == Request.OPEN) {
+            if (r.isCancelled()) {
+                r.fail(new CancellationException("OPEN cancelled"));
+                return;
+            }
+            start(slots.take(r));
+            return;
+        }
+        UringFile f = (UringFile) r.handle;
+        if (r.kind == Request.CLOSE) {
+            closer.begin(r, f);
+            return;
+        }
+        UringFile.PerLoop p = f.peek(this);
+        if (p == null) {
+            p = f.on(this); // recorded as a user of the file before its state is checked
+            touched.add(f);
+        }
+        if (!f.isOpen() || p.quiescing) {
+            r.fail(new AsynchronousCloseException());
+            return;
+        }
+        if (r.isCancelled()) {
+            r.fail(new CancellationException(r.name() + " cancelled"));
+            return;
+        }
+        if (p.inflight >= config.inFlightLimit || !p.waiting.isEmpty()) {
+            p.waiting.add(r);
+            return;
+        }
+        p.inflight++;
+        start(slots.take(r));
+    }
+
+    /** Prepares the slot's entries now, or when the SQ has room. */
+    void start(Slot s) {
+        inFlight = slots.used();
+        if (!s.queued && retries.isEmpty() && encoder.encodeIfRoom(s)) {
+            return;
+        }
+        if (!s.queued) {
+            s.queued = true;
+            retries.add(s);
+        }
+    }
+
+    /** Encodes slots that waited for SQ room; requests that meanwhile were cancelled or closed end here. */
+    private boolean processRetries() throws UringException {
+        boolean progress = false;
+        while (!retries.isEmpty()) {
+            Slot s = retries.peek();
+            if (!encoder.room()) {
+                break;
+            }
+            retries.poll();
+            s.queued = false;
+            progress = true;
+            Request r = s.request;
+            if (r.kind != Request.CLOSE && s.stage == 0 && r.handle != null) {
+                if (r.isCancelled()) {
+                    completions.end(s, new CancellationException(r.name() + " cancelled"));
+                    continue;
+                }
+                if (closing || !r.handle.isOpen()) {
+                    completions.end(s, new AsynchronousCloseException());
+                    continue;
+                }
+            }
+            encoder.encodeOrFail(s);
+        }
+        return progress;
+    }
+
+    /** The slot is done: free it, and let the file's next waiting request in (or finish the file's quiesce). */
+    void release(Slot s) {
+        Request r = s.request;
+        slots.give(s);
+        inFlight = slots.used();
+        completed++;
+        if (r == null || r.handle == null || r.kind == Request.OPEN || r.kind == Request.CLOSE) {
+            return;
+        }
+        UringFile f = (UringFile) r.handle;
+        UringFile.PerLoop p = f.peek(this);
+        p.inflight--;
+        if (p.quiescing) {
+            if (p.inflight == 0) {
+                closer.quiesced(f);
+            }
+            return;
+        }
+        while (!p.waiting.isEmpty() && p.inflight < config.inFlightLimit) {
+            Request next = p.waiting.poll();
+            if (next.isCancelled()) {
+                next.fail(new CancellationException(next.name() + " cancelled"));
+                continue;
+            }
+            p.inflight++;
+            start(slots.take(next));
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ cancellation
+
+    /** Sends ASYNC_CANCEL for {@code target} if this loop has it in the kernel (generation {@code gen}). */
+    void cancelInKernel(Request target, int gen) {
+        if (target.generation() != gen) {
+            return; // ended meanwhile
+        }
+        for (int i = 0; i < slots.capacity(); i++) {
+            Slot s = slots.get(i);
+            if (s.request == target && s.cqes > 0) {
+                queueCancel(s);
+                return;
+            }
+        }
+        // Not in a slot here: waiting or queued requests see the mark when they are taken in.
+    }
+
+    /** Queues an ASYNC_CANCEL of the slot's main entry. */
+    void queueCancel(Slot s) {
+        cancels.add(new Object[] {s, s.request, s.request.generation()});
+    }
+
+    private boolean sendCancels() throws UringException {
+        boolean progress = false;
+        while (!cancels.isEmpty()) {
+            if (!encoder.room()) {
+                break;
+            }
+            Object[] c = cancels.poll();
+            Slot s = (Slot) c[0];
+            Request r = (Request) c[1];
+            if (s.request == r && r.generation() == (int) c[2] && s.cqes > 0) {
+                encoder.cancel(s);
+                progress = true;
+            }
+        }
+        return progress;
+    }
+
+    // ------------------------------------------------------------------------------------------ shutdown
+
+    private void startShutdown() throws UringException {
+        if (cancelAllSent) {
+            return;
+        }
+        intake(); // requests fail (closing), messages run
+        Request r;
+        while ((r = local.poll()) != null) {
+            r.fail(new AsynchronousCloseException());
+        }
+        for (UringFile f : touched) {
+            UringFile.PerLoop p = f.peek(this);
+            while (p != null && !p.waiting.isEmpty()) {
+                p.waiting.poll().fail(new AsynchronousCloseException());
+            }
+        }
+        cancels.clear();
+        if (expected == 0) {
+            cancelAllSent = true;
+            return;
+        }
+        if (encoder.room()) {
+            cancelAllSent = true;
+            // Everything in flight, the eventfd read included.
+            ring.nextSqe().cancelAll().userData(CANCEL_ALL);
+            expected++;
+        }
+    }
+
+    /** Fails everything still queued; the consumer is the loop or, after termination, the lock holder. */
+    private void abandonQueued() {
+        MpscQueue.Node n;
+        while ((n = queue.poll()) != null || !queue.isEmpty()) {
+            if (n == null) {
+                Thread.onSpinWait();
+                continue;
+            }
+            abandon(n);
+        }
+    }
+
+    private static void abandon(MpscQueue.Node n) {
+        if (n instanceof Request r) {
+            r.fail(new AsynchronousCloseException());
+        } else {
+            ((LoopMessage) n).abandon();
+        }
+    }
+
+    private void free(boolean leakScratch) {
+        if (wakeup != null) {
+            wakeup.close();
+        }
+        if (ring != null) {
+            ring.close();
+        }
+        if (arena != null && !leakScratch) {
+            arena.close();
+        }
+    }
+
+    private void terminate() {
+        synchronized (terminationLock) {
+            dead = true;
+            abandonQueued();
+        }
+        terminated.complete(null);
+    }
+
+    /** A racy snapshot of the loop's state, for diagnosing a hang. */
+    String describe() {
+        StringBuilder sb = new StringBuilder(name).append(": inFlight=").append(inFlight).append(" expected=")
+                .append(expected).append(" retries=").append(retries.size()).append(" local=").append(local.size())
+                .append(" queueEmpty=").append(queue.isEmpty()).append(' ').append(wakeup == null ? "" : wakeup.describe())
+                .append(" closing=").append(closing).append(" completed=").append(completed);
+        return sb.toString();
+    }
+}

@@ -1,0 +1,85 @@
+package io.github.uring4j.engine.uring;
+
+import io.github.uring4j.engine.Request;
+import io.github.uring4j.ring.IoVecArray;
+import io.github.uring4j.ring.StatxBuffer;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The io_uring backend's state of one request in flight: which entries it has in the kernel and their results,
+ * and native scratch the kernel reads or writes for it (a timespec, a statx buffer, a descriptor array, iovecs),
+ * allocated once per slot and reused. {@code user_data} is the slot number plus which entry completed.
+ */
+final class Slot {
+    /** The transfer, the statx, the open, the close of the registered slot. */
+    static final int MAIN = 0;
+    /** The fdatasync linked after a write. */
+    static final int LINKED = 1;
+    static final int TIMEOUT = 2;
+    /** An ASYNC_CANCEL aimed at this slot's MAIN entry. */
+    static final int CANCEL = 3;
+    static final int STATX = 4;
+    static final int FILES = 5;
+    static final int CLOSE_FD = 6;
+    static final int UNLINK = 7;
+    static final int SUBS = 8;
+
+    final int index;
+    private final Arena arena;
+    Request request;
+    /** Entries whose completion is still to come. */
+    int cqes;
+    /** What each entry returned, by sub. */
+    final int[] res = new int[SUBS];
+    /** Where the request stands (opens and closes go through stages). */
+    int stage;
+    /** Descriptor opened (open stages), or registered slot chosen. */
+    int fd = -1;
+    int fixed = -1;
+    /** The linked timeout fired. */
+    boolean timedOut;
+    /** Waiting in the retry list for SQ room. */
+    boolean queued;
+    /** An entry failed to encode after others reached the kernel: the request fails once they complete. */
+    Throwable failure;
+
+    final MemorySegment timespec;
+    final StatxBuffer statx;
+    /** One {@code int} for IORING_OP_FILES_UPDATE. */
+    final MemorySegment fds;
+    private IoVecArray iov;
+
+    Slot(int index, Arena arena) {
+        this.index = index;
+        this.arena = arena;
+        this.timespec = arena.allocate(16, 8);
+        this.statx = StatxBuffer.allocate(arena);
+        this.fds = arena.allocate(4, 4);
+    }
+
+    IoVecArray iov() {
+        if (iov == null) {
+            iov = IoVecArray.allocate(arena, Request.MAX_IOV);
+        }
+        return iov;
+    }
+
+    static long userData(int slot, int sub) {
+        return ((long) sub << 32) | slot;
+    }
+
+    void clear() {
+        request = null;
+        cqes = 0;
+        stage = 0;
+        fd = -1;
+        fixed = -1;
+        timedOut = false;
+        queued = false;
+        failure = null;
+        for (int i = 0; i < SUBS; i++) {
+            res[i] = 0;
+        }
+    }
+}

@@ -1,0 +1,303 @@
+package io.github.uring4j.engine.uring;
+
+import io.github.uring4j.engine.BouncePool;
+import io.github.uring4j.engine.EngineConfig;
+import io.github.uring4j.engine.FileHandle;
+import io.github.uring4j.engine.IoBackend;
+import io.github.uring4j.engine.PinnedRegion;
+import io.github.uring4j.engine.Request;
+import io.github.uring4j.engine.RequestPool;
+import io.github.uring4j.ring.UringException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The io_uring backend: a fixed set of event loops, each a thread with its own ring.
+ *
+ * <h2>Where a request runs</h2>
+ * A request issued on a loop's own thread (from a completion) runs on that loop, without a queue or a wake-up: a
+ * file's descriptor is valid on every ring. A request from any other thread runs on its file's home loop (the loop
+ * that opened it); an open from another thread goes to the loops in turn. A registered-file slot belongs to the
+ * home ring: the home loop uses the slot, the other loops the descriptor.
+ */
+public final class UringBackend implements IoBackend {
+    private final EngineConfig config;
+    private final EventLoop[] loops;
+    private final RequestPool requests;
+    private final AtomicInteger next = new AtomicInteger();
+    private volatile boolean open = true;
+    private volatile ExecutorService blocking;
+
+    /** Starts the loops and waits until each has its ring, or throws the first setup failure. */
+    public UringBackend(EngineConfig config, BouncePool bounces) throws UringException {
+        this.config = config;
+        this.requests = new RequestPool(bounces);
+        this.loops = new EventLoop[config.loops];
+        ThreadFactory factory = config.threadFactory;
+        for (int i = 0; i < loops.length; i++) {
+            EventLoop l = new EventLoop(this, i, config.name + "-" + i, config);
+            Thread t = factory.newThread(l);
+            l.thread = t;
+            requests.addCache(t);
+            loops[i] = l;
+        }
+        for (EventLoop l : loops) {
+            l.thread.start();
+        }
+        Throwable failure = null;
+        for (EventLoop l : loops) {
+            try {
+                l.started.get();
+            } catch (ExecutionException e) {
+                if (failure == null) {
+                    failure = e.getCause();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                failure = e;
+            }
+        }
+        if (failure != null) {
+            open = false;
+            for (EventLoop l : loops) {
+                l.beginShutdown();
+            }
+            for (EventLoop l : loops) {
+                l.terminated.join();
+            }
+            if (failure instanceof UringException u) {
+                throw u;
+            }
+            if (failure instanceof RuntimeException r) {
+                throw r;
+            }
+            if (failure instanceof Error err) {
+                throw err;
+            }
+            throw new CompletionException(failure);
+        }
+    }
+
+    @Override
+    public String name() {
+        return "io_uring";
+    }
+
+    EventLoop[] loops() {
+        return loops;
+    }
+
+    int loopCount() {
+        return loops.length;
+    }
+
+    /** The loop whose thread is the caller, or null. */
+    private EventLoop current() {
+        Thread t = Thread.currentThread();
+        for (EventLoop l : loops) {
+            if (l.thread == t) {
+                return l;
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public Request acquire() {
+        return requests.acquire();
+    }
+
+    @Override
+    public void submit(Request r) {
+        EventLoop here = current();
+        EventLoop to;
+        if (r.kind == Request.OPEN) {
+            to = here != null ? here : loops.length == 1 ? loops[0] : loops[Math.floorMod(next.getAndIncrement(), loops.length)];
+        } else {
+            EventLoop home = ((UringFile) r.handle).home;
+            to = r.kind == Request.CLOSE || here == null ? home : here;
+        }
+        if (to == here) {
+            to.addLocal(r);
+        } else {
+            to.enqueue(r);
+        }
+    }
+
+    @Override
+    public void cancel(Request r, int generation) {
+        if (!r.markCancelled(generation)) {
+            return; // ended already
+        }
+        // The loop that runs it is not recorded in the request: each loop looks in its own slots.
+        for (EventLoop l : loops) {
+            l.enqueueMessage(new LoopMessage.Cancel(r, generation));
+        }
+    }
+
+    @Override
+    public void closeOrphan(FileHandle h) {
+        if (!open) {
+            return; // the shutdown closes it
+        }
+        Request r = acquire();
+        r.kind = Request.CLOSE;
+        r.handle = h;
+        submit(r);
+    }
+
+    @Override
+    public String registerBuffers(PinnedRegion region) {
+        String failure = null;
+        for (CompletableFuture<Void> f : onEveryLoop(l -> l.encoder.registerBuffers(region))) {
+            try {
+                f.join();
+            } catch (CompletionException e) {
+                Throwable c = e.getCause();
+                if (failure == null) {
+                    failure = c instanceof UringException u ? u.getMessage() : String.valueOf(c);
+                }
+            }
+        }
+        if (failure != null) {
+            unregisterBuffers(region);
+        }
+        return failure;
+    }
+
+    @Override
+    public void unregisterBuffers(PinnedRegion region) {
+        for (CompletableFuture<Void> f : onEveryLoop(l -> l.encoder.unregisterBuffers(region))) {
+            try {
+                f.join();
+            } catch (CompletionException e) {
+                // a closed loop: its ring (and registration) is gone already
+            }
+        }
+    }
+
+    /** Runs {@code body} on every loop's thread (directly on the caller's own loop). */
+    private CompletableFuture<Void>[] onEveryLoop(LoopMessage.Task.Body body) {
+        @SuppressWarnings("unchecked")
+        CompletableFuture<Void>[] done = new CompletableFuture[loops.length];
+        EventLoop here = current();
+        for (int i = 0; i < loops.length; i++) {
+            if (loops[i] == here) {
+                LoopMessage.Task t = new LoopMessage.Task(body);
+                t.run(here);
+                done[i] = t.done;
+            } else {
+                LoopMessage.Task t = new LoopMessage.Task(body);
+                loops[i].enqueueMessage(t);
+                done[i] = t.done;
+            }
+        }
+        return done;
+    }
+
+    /** A helper thread for the rare system call a ring cannot make (ftruncate before Linux 6.9). */
+    ExecutorService blockingCalls() {
+        ExecutorService b = blocking;
+        if (b == null) {
+            synchronized (this) {
+                b = blocking;
+                if (b == null) {
+                    b = Executors.newCachedThreadPool(r -> {
+                        Thread t = new Thread(r, config.name + "-blocking");
+                        t.setDaemon(true);
+                        return t;
+                    });
+                    blocking = b;
+                }
+            }
+        }
+        return b;
+    }
+
+    @Override
+    public boolean mustNotBlock(Thread t) {
+        for (EventLoop l : loops) {
+            if (l.thread == t) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public void shutdown() {
+        open = false;
+        for (EventLoop l : loops) {
+            l.beginShutdown();
+        }
+        if (current() != null) {
+            return; // called from a completion: the loops finish on their own
+        }
+        boolean interrupted = false;
+        for (EventLoop l : loops) {
+            while (true) {
+                try {
+                    l.terminated.get();
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException e) {
+                    break;
+                }
+            }
+        }
+        ExecutorService b = blocking;
+        if (b != null) {
+            b.shutdown();
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public boolean isOpen() {
+        return open;
+    }
+
+    @Override
+    public int inFlight() {
+        int n = 0;
+        for (EventLoop l : loops) {
+            n += l.inFlight;
+        }
+        return n;
+    }
+
+    @Override
+    public String describe() {
+        StringBuilder sb = new StringBuilder("io_uring, ").append(loops.length).append(" loop(s)");
+        for (EventLoop l : loops) {
+            sb.append("\n  ").append(l.describe());
+        }
+        return sb.toString();
+    }
+
+    /** READ_FIXED/WRITE_FIXED entries prepared by every loop (tests). */
+    public long fixedOps() {
+        long n = 0;
+        for (EventLoop l : loops) {
+            n += l.fixedOps;
+        }
+        return n;
+    }
+
+    /** The loop threads (tests). */
+    public Thread[] threads() {
+        Thread[] t = new Thread[loops.length];
+        for (int i = 0; i < loops.length; i++) {
+            t[i] = loops[i].thread;
+        }
+        return t;
+    }
+}

@@ -1,0 +1,78 @@
+package io.github.uring4j.engine.uring;
+
+import io.github.uring4j.engine.FileHandle;
+import io.github.uring4j.engine.IoBackend;
+import io.github.uring4j.engine.OpenSpec;
+import io.github.uring4j.engine.Request;
+import io.github.uring4j.ring.FileTarget;
+import java.util.ArrayDeque;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A file of the io_uring backend. Its descriptor is valid on every ring, so a request issued on any loop's thread
+ * runs on that loop; requests from other threads go to its home loop (the one that opened it). A registered slot
+ * belongs to the home ring only: the home loop uses it, other loops use the descriptor.
+ */
+final class UringFile extends FileHandle {
+    final EventLoop home;
+    /** Slot in the home ring's registered-file table, or -1. */
+    final int fixedSlot;
+    final FileTarget fdTarget;
+    /** The target the home loop uses: the registered slot when there is one. */
+    final FileTarget homeTarget;
+    /** Per loop: requests in flight and waiting on that loop; element i is touched by loop i only. */
+    private final PerLoop[] perLoop;
+    /** Loops that ever ran a request of this file (bit i: loop i); set before the loop checks the file is open. */
+    private final AtomicInteger touched = new AtomicInteger();
+    /** Loops still to finish their requests before the descriptor is closed. */
+    final AtomicInteger quiescing = new AtomicInteger();
+    /** The home loop's slot holding the close request, once a close started. */
+    Slot closeSlot;
+
+    /** One loop's view of the file. */
+    static final class PerLoop {
+        int inflight;
+        final ArrayDeque<Request> waiting = new ArrayDeque<>(4);
+        boolean quiescing;
+    }
+
+    UringFile(IoBackend backend, OpenSpec spec, int fd, int fixedSlot, EventLoop home, int loops, int memAlign,
+            int offAlign) {
+        super(backend, spec, fd, memAlign, offAlign);
+        this.home = home;
+        this.fixedSlot = fixedSlot;
+        this.fdTarget = FileTarget.fd(fd);
+        this.homeTarget = fixedSlot >= 0 ? FileTarget.fixed(fixedSlot) : fdTarget;
+        this.perLoop = new PerLoop[loops];
+    }
+
+    @Override
+    public boolean isRegistered() {
+        return fixedSlot >= 0;
+    }
+
+    /** The target {@code loop} uses for this file. */
+    FileTarget target(EventLoop loop) {
+        return loop == home ? homeTarget : fdTarget;
+    }
+
+    /** {@code loop}'s state for this file, made (and the loop recorded as a user) on first use. Loop thread only. */
+    PerLoop on(EventLoop loop) {
+        PerLoop p = perLoop[loop.index];
+        if (p == null) {
+            p = new PerLoop();
+            perLoop[loop.index] = p;
+            touched.accumulateAndGet(1 << loop.index, (a, b) -> a | b);
+        }
+        return p;
+    }
+
+    /** {@code loop}'s state, or null if the loop never ran a request of this file. Loop thread only. */
+    PerLoop peek(EventLoop loop) {
+        return perLoop[loop.index];
+    }
+
+    int touchedLoops() {
+        return touched.get();
+    }
+}

@@ -1,0 +1,75 @@
+package io.github.uring4j.file;
+
+import io.github.uring4j.engine.Completion;
+import io.github.uring4j.engine.FileHandle;
+import io.github.uring4j.engine.Log;
+import java.nio.channels.CompletionHandler;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * How {@link AsyncFile} tells its callers: a {@link CompletableFuture} or a {@link CompletionHandler}, with the
+ * result boxed as the method promises. Stateless, so telling allocates nothing beyond the box (and {@link Boxes}
+ * caches the usual sizes).
+ */
+final class Results {
+    private Results() {
+    }
+
+    static final Completion INT = (target, att, value, opened, error) -> tell(target, att,
+            error == null ? Boxes.of((int) value) : null, error);
+    static final Completion LONG = (target, att, value, opened, error) -> tell(target, att,
+            error == null ? Long.valueOf(value) : null, error);
+    static final Completion VOID = (target, att, value, opened, error) -> tell(target, att, null, error);
+
+    /** A close: a file the executor closed first counts as closed. {@code attachment} is the file's handle. */
+    static final Completion CLOSE = (target, att, value, opened, error) -> {
+        CompletableFuture<?> f = (CompletableFuture<?>) target;
+        if (error == null || ((FileHandle) att).isClosed()) {
+            f.complete(null);
+        } else {
+            f.completeExceptionally(error);
+        }
+    };
+
+    /** An open on {@code executor}: the new handle becomes an {@link AsyncFile}. */
+    static Completion open(IoExecutor executor) {
+        return (target, att, value, opened, error) -> {
+            AsyncFile file = opened != null ? new AsyncFile(executor, opened) : null;
+            if (target instanceof CompletableFuture<?> f) {
+                @SuppressWarnings("unchecked")
+                CompletableFuture<Object> of = (CompletableFuture<Object>) f;
+                if (error != null) {
+                    of.completeExceptionally(error);
+                } else if (!of.complete(file)) {
+                    // The caller cancelled an open that succeeded: nobody will close this file.
+                    file.closeAsync();
+                }
+                return;
+            }
+            tell(target, att, file, error);
+        };
+    }
+
+    @SuppressWarnings("unchecked")
+    static void tell(Object target, Object attachment, Object value, Throwable error) {
+        if (target instanceof CompletableFuture<?> f) {
+            CompletableFuture<Object> of = (CompletableFuture<Object>) f;
+            if (error != null) {
+                of.completeExceptionally(error);
+            } else {
+                of.complete(value);
+            }
+        } else if (target instanceof CompletionHandler<?, ?> h) {
+            CompletionHandler<Object, Object> oh = (CompletionHandler<Object, Object>) h;
+            try {
+                if (error != null) {
+                    oh.failed(error, attachment);
+                } else {
+                    oh.completed(value, attachment);
+                }
+            } catch (Throwable t) {
+                Log.callbackFailed(t);
+            }
+        }
+    }
+}
