@@ -72,6 +72,9 @@ public final class Memory {
             return;
         }
         MemorySegment.Scope scope = seg.scope();
+        if (!scope.isAlive()) {
+            throw freed("the segment");
+        }
         switch (kindOf(scope)) {
             case HELD -> r.address = seg.address();
             case POOL -> {
@@ -88,12 +91,7 @@ public final class Memory {
                 }
                 bounce(r, seg, len, false, bounces);
             }
-            default -> {
-                if (!scope.isAlive()) {
-                    throw freed("the segment");
-                }
-                bounce(r, seg, len, read, bounces);
-            }
+            default -> bounce(r, seg, len, read, bounces);
         }
     }
 

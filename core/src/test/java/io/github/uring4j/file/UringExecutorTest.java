@@ -423,4 +423,174 @@ class UringExecutorTest {
             assertEquals(1, get(a.read(ByteBuffer.allocate(4), 0)));
         }
     }
+
+    /** join() on the loop thread, inside a continuation, fails that call instead of wedging the loop. */
+    @Test
+    void joinOnTheLoopThreadFailsInsteadOfWedgingIt() throws Exception {
+        Path p = dir.resolve("join");
+        Files.write(p, TestFiles.pattern(8192, 30));
+        try (IoExecutor io = uring().build(); AsyncFile f = get(AsyncFile.open(io, p))) {
+            CompletableFuture<Integer> nested = f.read(ByteBuffer.allocateDirect(4096), 0)
+                    .thenApply(n -> f.read(ByteBuffer.allocateDirect(4096), 4096).join());
+            Throwable t = failure(nested);
+            assertInstanceOf(IllegalStateException.class, t instanceof java.util.concurrent.CompletionException
+                    ? t.getCause() : t);
+            assertTrue(String.valueOf(t).contains("event loop"), String.valueOf(t));
+            // The loop lives on.
+            assertEquals(4096, get(f.read(ByteBuffer.allocateDirect(4096), 0)));
+            CompletableFuture<Integer> chained = f.read(ByteBuffer.allocateDirect(10), 0)
+                    .thenCompose(n -> f.read(ByteBuffer.allocateDirect(10), 4096));
+            assertEquals(10, get(chained));
+        }
+    }
+
+    /**
+     * A request issued on a loop's thread runs on that loop, even for a file another loop opened; one issued from
+     * another thread runs on the file's own loop.
+     */
+    @Test
+    void requestsIssuedOnALoopThreadRunOnThatLoop() throws Exception {
+        Path p = dir.resolve("affinity");
+        Files.write(p, TestFiles.pattern(4096, 31));
+        try (IoExecutor io = uring().loops(2).build()) {
+            Thread[] loops = ((io.github.uring4j.engine.uring.UringBackend) io.backend).threads();
+            AsyncFile a = get(AsyncFile.open(io, p)); // opens go to the loops in turn
+            AsyncFile b = get(AsyncFile.open(io, p));
+            CompletableFuture<Thread> aFromOutside = new CompletableFuture<>();
+            a.read(ByteBuffer.allocateDirect(16), 0, null, completesOn(aFromOutside));
+            CompletableFuture<Thread> bFromOutside = new CompletableFuture<>();
+            b.read(ByteBuffer.allocateDirect(16), 0, null, completesOn(bFromOutside));
+            Thread homeA = get(aFromOutside);
+            Thread homeB = get(bFromOutside);
+            assertTrue(homeA != homeB, "the two files live on different loops");
+            assertTrue(java.util.List.of(loops).contains(homeA) && java.util.List.of(loops).contains(homeB));
+            // From b's completion (on b's loop), read a: it runs where it was issued.
+            CompletableFuture<Thread> aFromB = new CompletableFuture<>();
+            b.read(ByteBuffer.allocateDirect(16), 0, null, new java.nio.channels.CompletionHandler<Integer, Object>() {
+                @Override
+                public void completed(Integer n, Object att) {
+                    a.read(ByteBuffer.allocateDirect(16), 0, null, completesOn(aFromB));
+                }
+
+                @Override
+                public void failed(Throwable e, Object att) {
+                    aFromB.completeExceptionally(e);
+                }
+            });
+            assertEquals(homeB, get(aFromB));
+            a.close();
+            b.close();
+        }
+    }
+
+    private static java.nio.channels.CompletionHandler<Integer, Object> completesOn(CompletableFuture<Thread> where) {
+        return new java.nio.channels.CompletionHandler<>() {
+            @Override
+            public void completed(Integer n, Object att) {
+                where.complete(Thread.currentThread());
+            }
+
+            @Override
+            public void failed(Throwable e, Object att) {
+                where.completeExceptionally(e);
+            }
+        };
+    }
+
+    /**
+     * Nothing blocking runs on a loop thread: opens with O_DIRECT and a registered slot, size, truncate (also
+     * without IORING_OP_FTRUNCATE, as before Linux 6.9), close and delete-on-close go through the ring or a helper.
+     */
+    @Test
+    void noBlockingSystemCallRunsOnALoopThread() throws Exception {
+        Set<String> onLoop = ConcurrentHashMap.newKeySet();
+        Set<Thread> loopThreads = ConcurrentHashMap.newKeySet();
+        class Spy extends ForwardingSyscalls {
+            final boolean hideFtruncate;
+
+            Spy(boolean hideFtruncate) {
+                this.hideFtruncate = hideFtruncate;
+            }
+
+            void seen(String call) {
+                if (loopThreads.contains(Thread.currentThread())) {
+                    onLoop.add(call);
+                }
+            }
+
+            @Override
+            public int ioUringRegister(int fd, int opcode, MemorySegment arg, int nrArgs) {
+                int r = super.ioUringRegister(fd, opcode, arg, nrArgs);
+                if (hideFtruncate && opcode == io.github.uring4j.linux.Uapi.IORING_REGISTER_PROBE && r >= 0) {
+                    long base = io.github.uring4j.linux.IoUringProbe.OPS
+                            + io.github.uring4j.linux.Uapi.IORING_OP_FTRUNCATE
+                            * io.github.uring4j.linux.IoUringProbe.OP_LAYOUT.byteSize();
+                    arg.set(java.lang.foreign.ValueLayout.JAVA_SHORT,
+                            base + io.github.uring4j.linux.IoUringProbe.OP_FLAGS, (short) 0);
+                }
+                return r;
+            }
+
+            @Override
+            public int open(MemorySegment path, int flags, int mode) {
+                seen("open");
+                return super.open(path, flags, mode);
+            }
+
+            @Override
+            public int close(int fd) {
+                seen("close");
+                return super.close(fd);
+            }
+
+            @Override
+            public int statx(int dirfd, MemorySegment path, int flags, int mask, MemorySegment buf) {
+                seen("statx");
+                return super.statx(dirfd, path, flags, mask, buf);
+            }
+
+            @Override
+            public int ftruncate(int fd, long length) {
+                seen("ftruncate");
+                return super.ftruncate(fd, length);
+            }
+
+            @Override
+            public long pread(int fd, MemorySegment buf, long count, long offset) {
+                seen("pread");
+                return super.pread(fd, buf, count, offset);
+            }
+
+            @Override
+            public int fdatasync(int fd) {
+                seen("fdatasync");
+                return super.fdatasync(fd);
+            }
+        }
+        for (boolean hide : new boolean[] {false, true}) {
+            IoExecutor io = uring().syscalls(new Spy(hide)).build();
+            onLoop.clear();
+            loopThreads.clear();
+            try {
+                loopThreads.addAll(java.util.List.of(((io.github.uring4j.engine.uring.UringBackend) io.backend).threads()));
+                Path p = dir.resolve("calls" + hide);
+                Files.write(p, new byte[8192]);
+                AsyncFile d = get(AsyncFile.open(io, p, StandardOpenOption.READ, StandardOpenOption.WRITE,
+                        FileOption.DIRECT, FileOption.REGISTERED, StandardOpenOption.DELETE_ON_CLOSE));
+                assertEquals(8192L, get(d.size()));
+                get(d.truncate(4096));
+                assertEquals(4096L, get(d.size()));
+                get(d.force(false));
+                d.close();
+                assertFalse(Files.exists(p), "deleted on close");
+            } catch (FileIOException e) {
+                org.junit.jupiter.api.Assumptions.assumeTrue(false, "O_DIRECT not supported here: " + e);
+            } finally {
+                Set<String> seen = Set.copyOf(onLoop);
+                loopThreads.clear(); // the shutdown may close descriptors on the loop: it is the loop's end
+                io.close();
+                assertTrue(seen.isEmpty(), "blocking calls on a loop thread (hideFtruncate=" + hide + "): " + seen);
+            }
+        }
+    }
 }

@@ -1,27 +1,32 @@
 package io.github.uring4j.engine.threads;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Workers for blocking calls: {@code core} threads, growing to {@code max} while every worker is busy (a call that
- * blocks for long, a read on an empty FIFO, must not hold back other files), shrinking back after 30 s idle.
+ * Workers for blocking calls: {@code core} threads, growing to {@code max} while there are more calls than
+ * workers (a call that blocks for long, a read on an empty FIFO, must not hold back other files), shrinking back
+ * after 30 s idle.
  */
 final class WorkerPool {
     private final ThreadPoolExecutor pool;
+    /** Tasks handed in and not yet finished: more than there are workers means every worker is taken. */
+    private final AtomicInteger pending = new AtomicInteger();
 
-    /** Offers fail while the pool may still grow and no worker is idle, so the executor starts a thread. */
-    private static final class GrowFirst extends LinkedBlockingQueue<Runnable> {
+    /** Offers fail while there are more tasks than workers and the pool may grow, so the executor adds one. */
+    private final class GrowFirst extends LinkedBlockingQueue<Runnable> {
         private static final long serialVersionUID = 1L;
-        transient ThreadPoolExecutor pool;
 
         @Override
         public boolean offer(Runnable r) {
             ThreadPoolExecutor p = pool;
-            if (p != null && p.getPoolSize() < p.getMaximumPoolSize() && p.getActiveCount() >= p.getPoolSize()) {
+            if (p != null && pending.get() > p.getPoolSize() && p.getPoolSize() < p.getMaximumPoolSize()) {
                 return false;
             }
             return super.offer(r);
@@ -29,6 +34,24 @@ final class WorkerPool {
 
         boolean force(Runnable r) {
             return super.offer(r);
+        }
+    }
+
+    /** A task that counts itself out when it finishes. */
+    private final class Counted implements Runnable {
+        final Runnable task;
+
+        Counted(Runnable task) {
+            this.task = task;
+        }
+
+        @Override
+        public void run() {
+            try {
+                task.run();
+            } finally {
+                pending.decrementAndGet();
+            }
         }
     }
 
@@ -40,19 +63,29 @@ final class WorkerPool {
                         throw new RejectedExecutionException("the threads backend is closed");
                     }
                 });
-        queue.pool = pool;
     }
 
     /** @throws RejectedExecutionException once shut down */
     void execute(Runnable r) {
-        pool.execute(r);
+        pending.incrementAndGet();
+        try {
+            pool.execute(new Counted(r));
+        } catch (RejectedExecutionException e) {
+            pending.decrementAndGet();
+            throw e;
+        }
     }
 
-    /** Queued tasks that never started, removed. */
-    java.util.List<Runnable> shutdown() {
+    /** Shuts down; returns the tasks that never started. */
+    List<Runnable> shutdown() {
         pool.shutdown();
-        java.util.List<Runnable> left = new java.util.ArrayList<>();
-        pool.getQueue().drainTo(left);
+        List<Runnable> queued = new ArrayList<>();
+        pool.getQueue().drainTo(queued);
+        List<Runnable> left = new ArrayList<>(queued.size());
+        for (Runnable r : queued) {
+            pending.decrementAndGet();
+            left.add(((Counted) r).task);
+        }
         return left;
     }
 

@@ -1,0 +1,353 @@
+package io.github.uring4j.file;
+
+import static io.github.uring4j.file.TestFiles.failure;
+import static io.github.uring4j.file.TestFiles.get;
+import static io.github.uring4j.file.TestFiles.pattern;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.uring4j.ring.SetupFlag;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.nio.channels.AsynchronousCloseException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What a hostile (or careless) caller can do through the public API, on every backend: free memory under an
+ * operation, drop files, hold every slot with operations that never complete, close from a completion, pass absurd
+ * arguments. Whatever it does, the JVM keeps running, nothing hangs, nothing leaks, and every error says what
+ * happened. {@link HostileUseUringTest} and {@link HostileUseThreadsTest} run it.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+abstract class HostileUseContract {
+    @TempDir
+    Path dir;
+
+    IoExecutor io;
+
+    abstract Backend backend();
+
+    IoExecutor.Builder builder() {
+        return IoExecutor.builder().backend(backend()).loops(1);
+    }
+
+    @BeforeEach
+    void start() throws IOException {
+        io = builder().build();
+    }
+
+    @AfterEach
+    void stop() {
+        if (io != null) {
+            io.close();
+        }
+    }
+
+    Path file(String name, byte[] content) throws IOException {
+        Path p = dir.resolve(name);
+        Files.write(p, content);
+        return p;
+    }
+
+    AsyncFile open(Path p, java.nio.file.OpenOption... o) throws Exception {
+        return get(AsyncFile.open(io, p, o));
+    }
+
+    /** Writes one byte at a time into {@code fifo} until nothing of {@code io} is in flight (unblocks readers). */
+    void drainFifo(Path fifo) throws Exception {
+        try (FileChannel w = FileChannel.open(fifo, StandardOpenOption.WRITE)) {
+            for (int i = 0; i < 2000 && io.inFlight() > 0; i++) {
+                w.write(ByteBuffer.wrap(new byte[1]));
+                Thread.sleep(2);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ freed memory
+
+    /** Memory already freed is refused before anything reaches the kernel: arenas, views of them, closed pools. */
+    @Test
+    void memoryAlreadyFreedIsRefused() throws Exception {
+        Path p = file("freed", pattern(8192, 1));
+        try (AsyncFile f = open(p, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            MemorySegment shared;
+            MemorySegment confined;
+            ByteBuffer view;
+            try (Arena a = Arena.ofShared(); Arena c = Arena.ofConfined()) {
+                shared = a.allocate(16);
+                confined = c.allocate(16);
+                view = a.allocate(4096).asByteBuffer();
+            }
+            assertThrows(IllegalStateException.class, () -> f.read(shared, 0));
+            assertThrows(IllegalStateException.class, () -> f.write(shared, 0));
+            assertThrows(IllegalStateException.class, () -> f.read(view, 0));
+            assertThrows(IllegalStateException.class, () -> f.read(confined, 0, null, ignoring()));
+            BufferPool pool = BufferPool.create(4096, 2);
+            MemorySegment lent = pool.acquire();
+            ByteBuffer lentBuffer = pool.acquireBuffer();
+            pool.close();
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> f.read(lent, 0));
+            assertTrue(e.getMessage().contains("freed"), e.getMessage());
+            assertThrows(IllegalStateException.class, () -> f.read(lentBuffer, 0));
+            assertFalse(pool.isFreed(), "buffers still lent out: the memory stays");
+            pool.release(lent);
+            pool.release(lentBuffer);
+            assertTrue(pool.isFreed(), "the last release frees a closed pool");
+            assertThrows(IllegalStateException.class, pool::acquire);
+            // The file is fine.
+            ByteBuffer b = ByteBuffer.allocateDirect(8192);
+            assertEquals(8192, get(f.readFully(b, 0)));
+            assertEquals(0, io.inFlight());
+        }
+    }
+
+    /** Closing a shared arena while a read into it waits: the kernel fills library memory; the read fails cleanly. */
+    @Test
+    void closingASharedArenaUnderAPendingReadFailsTheReadNotTheJvm() throws Exception {
+        Path fifo = TestFiles.fifo(dir, "fifoArena");
+        try (AsyncFile f = open(fifo, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            Arena a = Arena.ofShared();
+            MemorySegment small = a.allocate(24);
+            CompletableFuture<Integer> r = f.read(small, 0);
+            ByteBuffer view = a.allocate(4096).asByteBuffer();
+            CompletableFuture<Integer> rv = f.read(view, 0);
+            a.close(); // succeeds: the kernel holds none of the arena's memory
+            try (FileChannel w = FileChannel.open(fifo, StandardOpenOption.WRITE)) {
+                for (int i = 0; i < 1000 && !(r.isDone() && rv.isDone()); i++) {
+                    w.write(ByteBuffer.wrap(new byte[8]));
+                    Thread.sleep(2);
+                }
+            }
+            Throwable t = failure(r);
+            assertInstanceOf(IllegalStateException.class, t);
+            assertTrue(t.getMessage().contains("freed"), t.getMessage());
+            assertInstanceOf(IllegalStateException.class, failure(rv));
+            // Allocate and free a lot: a stray kernel write into freed memory would surface as heap corruption.
+            for (int i = 0; i < 10_000; i++) {
+                try (Arena x = Arena.ofConfined()) {
+                    x.allocate(24).fill((byte) 1);
+                }
+            }
+        }
+    }
+
+    /** A pool closed while one of its buffers is under a read keeps the memory until the read completes. */
+    @Test
+    void closingABufferPoolUnderAPendingReadDefersTheFree() throws Exception {
+        Path fifo = TestFiles.fifo(dir, "fifoPool");
+        try (AsyncFile f = open(fifo, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            BufferPool pool = BufferPool.create(4096, 1);
+            MemorySegment buf = pool.acquire();
+            CompletableFuture<Integer> r = f.read(buf.asSlice(0, 8), 0);
+            pool.release(buf); // released too early, then closed: the caller's mistake
+            pool.close();
+            assertFalse(pool.isFreed(), "a read still uses the memory");
+            try (FileChannel w = FileChannel.open(fifo, StandardOpenOption.WRITE)) {
+                w.write(ByteBuffer.wrap("deferred".getBytes()));
+            }
+            assertEquals(8, get(r));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!pool.isFreed() && System.nanoTime() < deadline) {
+                Thread.sleep(1);
+            }
+            assertTrue(pool.isFreed(), "freed once the read completed");
+        }
+    }
+
+    /** Confined memory: a write copies it at the call; a read into it (completed on another thread) is refused. */
+    @Test
+    void confinedArenasWriteButCannotBeReadInto() throws Exception {
+        Path p = dir.resolve("confined");
+        try (AsyncFile f = open(p, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+                Arena c = Arena.ofConfined()) {
+            MemorySegment m = c.allocate(100);
+            m.fill((byte) 7);
+            assertEquals(100, get(f.write(m, 0)));
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> f.read(m, 0));
+            assertTrue(e.getMessage().contains("confined"), e.getMessage());
+            MemorySegment shared = Arena.ofAuto().allocate(100);
+            assertEquals(100, get(f.read(shared, 0)));
+            assertEquals(7, shared.get(ValueLayout.JAVA_BYTE, 99));
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ hangs
+
+    /**
+     * A file whose reads never complete fills its in-flight limit and more: another file's operations still run,
+     * and its own close cancels everything and completes.
+     */
+    @Test
+    void aFileStuckOnEveryInFlightSlotHoldsBackNeitherOthersNorItsClose() throws Exception {
+        io.close();
+        io = builder().inFlightLimit(8).threads(2).build();
+        Path fifo = TestFiles.fifo(dir, "fifoFull");
+        Path other = file("other", pattern(4096, 2));
+        AsyncFile stuck = open(fifo, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        List<CompletableFuture<Integer>> reads = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            reads.add(stuck.read(ByteBuffer.allocateDirect(8), 0));
+        }
+        try (AsyncFile g = open(other)) {
+            assertEquals(4096, g.read(ByteBuffer.allocateDirect(4096), 0).get(10, TimeUnit.SECONDS));
+        }
+        stuck.closeAsync().get(10, TimeUnit.SECONDS);
+        for (CompletableFuture<Integer> r : reads) {
+            Throwable t = failure(r);
+            assertTrue(t instanceof AsynchronousCloseException || t instanceof CancellationException, String.valueOf(t));
+        }
+        if (backend() == Backend.THREADS) {
+            drainFifo(fifo); // blocking reads cannot be interrupted: let the workers go
+        }
+        try (AsyncFile g = open(other)) {
+            assertEquals(4096, get(g.read(ByteBuffer.allocateDirect(4096), 0)));
+        }
+    }
+
+    /** Closing the file from its own completion (the blocking close()) neither deadlocks nor fails. */
+    @Test
+    void closingAFileFromItsOwnCompletion() throws Exception {
+        Path p = file("selfclose", pattern(100, 3));
+        AsyncFile f = open(p);
+        CompletableFuture<Integer> chain = f.read(ByteBuffer.allocateDirect(100), 0).whenComplete((n, t) -> {
+            try {
+                f.close();
+            } catch (IOException e) {
+                throw new RuntimeException(e);
+            }
+        });
+        assertEquals(100, chain.get(10, TimeUnit.SECONDS));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (f.isOpen() && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
+        assertFalse(f.isOpen());
+        get(f.closeAsync());
+    }
+
+    /** Reads of a FIFO that time out, then close of the file and of the executor: both return. */
+    @Test
+    void closeAfterTimedOutReadsReturns() throws Exception {
+        Path fifo = TestFiles.fifo(dir, "fifoTimeout");
+        AsyncFile f = open(fifo, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        for (int i = 0; i < 3; i++) {
+            assertInstanceOf(java.nio.channels.InterruptedByTimeoutException.class,
+                    failure(f.read(ByteBuffer.allocateDirect(1), 0, Duration.ofMillis(20))));
+        }
+        f.closeAsync().get(10, TimeUnit.SECONDS);
+        assertFalse(f.isOpen());
+        long t0 = System.nanoTime();
+        io.close();
+        assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(30), "executor close returned");
+        if (backend() == Backend.THREADS) {
+            drainFifo(fifo);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ leaks
+
+    /** Files dropped without close() give their descriptors back once unreachable, as the JDK's channels do. */
+    @Test
+    void droppedFilesAreClosedWhenUnreachable() throws Exception {
+        Path p = file("dropped", pattern(10, 4));
+        int before = TestFiles.openFds();
+        for (int i = 0; i < 2000; i++) {
+            AsyncFile f = open(p);
+            assertEquals(10, get(f.read(ByteBuffer.allocate(16), 0)));
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (TestFiles.openFds() > before && System.nanoTime() < deadline) {
+            System.gc();
+            Thread.sleep(20);
+        }
+        assertEquals(before, TestFiles.openFds(), "descriptors of dropped files: " + TestFiles.fdTargets().size());
+    }
+
+    /** An operation in flight keeps its file reachable: a file dropped right after starting a read is not closed under it. */
+    @Test
+    void aFileWithAnOperationInFlightIsNotCollected() throws Exception {
+        Path fifo = TestFiles.fifo(dir, "fifoReach");
+        CompletableFuture<Integer> r = open(fifo, StandardOpenOption.READ, StandardOpenOption.WRITE)
+                .read(ByteBuffer.allocateDirect(4), 0);
+        for (int i = 0; i < 10; i++) {
+            System.gc();
+            Thread.sleep(10);
+        }
+        assertFalse(r.isDone(), "the read is still waiting, not cancelled by a cleaner");
+        try (FileChannel w = FileChannel.open(fifo, StandardOpenOption.WRITE)) {
+            w.write(ByteBuffer.wrap("data".getBytes()));
+        }
+        assertEquals(4, get(r));
+    }
+
+    // ------------------------------------------------------------------------------------------ wrong answers
+
+    /** size() asks the descriptor: after a rename and a new file at the old path it still answers for the open file. */
+    @Test
+    void sizeFollowsTheOpenFileNotItsPath() throws Exception {
+        Path p = file("sized", pattern(1000, 5));
+        try (AsyncFile f = open(p, StandardOpenOption.READ, FileOption.REGISTERED)) {
+            Files.move(p, dir.resolve("moved"), StandardCopyOption.ATOMIC_MOVE);
+            Files.write(p, new byte[5]);
+            assertEquals(1000L, get(f.size()));
+            Files.delete(p);
+            assertEquals(1000L, get(f.size()));
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ bad arguments
+
+    @Test
+    void absurdArgumentsGetClearErrors() throws Exception {
+        Path p = file("args", pattern(100, 6));
+        try (AsyncFile f = open(p)) {
+            // a timeout too long to count in nanoseconds waits "forever" instead of overflowing
+            assertEquals(100, get(f.read(ByteBuffer.allocateDirect(100), 0, Duration.ofDays(365_000))));
+            assertThrows(IllegalArgumentException.class,
+                    () -> f.read(ByteBuffer.allocateDirect(1), 0, Duration.ofSeconds(-1)));
+            assertThrows(IllegalArgumentException.class, () -> f.read(ByteBuffer.allocateDirect(1), -1));
+            assertThrows(NullPointerException.class, () -> f.read((ByteBuffer) null, 0));
+            assertThrows(NullPointerException.class, () -> f.read(ByteBuffer.allocateDirect(1), 0, "a", null));
+            assertEquals(0, io.inFlight());
+        }
+        IllegalArgumentException big = assertThrows(IllegalArgumentException.class,
+                () -> BufferPool.builder().bufferSize(Integer.MAX_VALUE).count(1).build());
+        assertTrue(big.getMessage().contains("2 GiB"), big.getMessage());
+        IllegalArgumentException disabled = assertThrows(IllegalArgumentException.class,
+                () -> IoExecutor.builder().setupFlags(SetupFlag.R_DISABLED));
+        assertTrue(disabled.getMessage().contains("R_DISABLED"), disabled.getMessage());
+    }
+
+    static <V> java.nio.channels.CompletionHandler<V, Object> ignoring() {
+        return new java.nio.channels.CompletionHandler<>() {
+            @Override
+            public void completed(V result, Object attachment) {
+            }
+
+            @Override
+            public void failed(Throwable exc, Object attachment) {
+            }
+        };
+    }
+}
