@@ -187,165 +187,33 @@ public final class AsyncFile implements AutoCloseable {
         backend.submit(r);
     }
 
-    /** A fresh request on this file, or null when the file is closed. */
-    private Request request(int kind, Completion completion) {
-        if (!handle.isOpen()) {
-            return null;
-        }
-        Request r = backend.acquire();
-        r.kind = kind;
-        r.handle = handle;
-        r.completion = completion;
-        r.client = this;
-        return r;
-    }
-
+    /** A request on this file for an operation without memory, or null when the file is closed. */
     private Request simple(int kind, Completion completion) {
-        return request(kind, completion);
+        return Transfers.request(this, kind, completion);
     }
 
     private static void checkPosition(long position) {
-        if (position < 0) {
-            throw new IllegalArgumentException("negative position: " + position);
-        }
-    }
-
-    private void checkReadable() {
-        if (!handle.readable) {
-            throw new NonReadableChannelException();
-        }
+        Transfers.checkPosition(position);
     }
 
     private void checkWritable() {
-        if (!handle.writable) {
-            throw new NonWritableChannelException();
-        }
-    }
-
-    private void checkAccess(int kind) {
-        if (kind == Request.READ || kind == Request.READV) {
-            checkReadable();
-        } else {
-            checkWritable();
-        }
-    }
-
-    /** A timeout in nanoseconds: at least 1; one too long to count waits for about 292 years. */
-    private static Duration timeout(Duration timeout) {
-        Objects.requireNonNull(timeout, "timeout");
-        if (timeout.isNegative()) {
-            throw new IllegalArgumentException("negative timeout: " + timeout);
-        }
-        return timeout;
-    }
-
-    private static long nanos(Duration timeout) {
-        if (timeout == null) {
-            return 0;
-        }
-        try {
-            return Math.max(1, timeout.toNanos());
-        } catch (ArithmeticException e) {
-            return Long.MAX_VALUE;
-        }
+        Transfers.checkWritable(handle);
     }
 
     private Request transfer(int kind, ByteBuffer buf, long position, boolean fully, Duration timeout) {
-        Objects.requireNonNull(buf, "buffer");
-        checkPosition(position);
-        checkAccess(kind);
-        boolean read = kind == Request.READ;
-        if (read && buf.isReadOnly()) {
-            throw new IllegalArgumentException("read into a read-only buffer");
-        }
-        int len = buf.remaining();
-        if (handle.direct) {
-            Rules.checkDirect(handle, buf.isDirect() ? Memory.address(buf) : 0, position, len);
-        }
-        Request r = request(kind, Results.INT);
-        if (r == null) {
-            return null;
-        }
-        try {
-            Memory.buffer(r, buf, read, executor.bounces);
-        } catch (RuntimeException e) {
-            r.discard();
-            throw e;
-        }
-        r.length = len;
-        r.position = position;
-        r.fully = fully;
-        r.timeoutNanos = nanos(timeout);
-        return r;
+        return Transfers.buffer(this, kind, buf, position, fully, timeout);
     }
 
     private Request transfer(int kind, MemorySegment seg, long position, boolean fully, Duration timeout) {
-        Objects.requireNonNull(seg, "segment");
-        checkPosition(position);
-        checkAccess(kind);
-        boolean read = kind == Request.READ;
-        if (read && seg.isReadOnly()) {
-            throw new IllegalArgumentException("read into a read-only segment");
-        }
-        long size = seg.byteSize();
-        if (size > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException("one operation moves at most 2 GiB - 1 bytes, not " + size);
-        }
-        int len = (int) size;
-        Rules.checkDirect(handle, seg.isNative() ? seg.address() : 0, position, len);
-        Request r = request(kind, Results.INT);
-        if (r == null) {
-            return null;
-        }
-        try {
-            Memory.segment(r, seg, len, read, executor.bounces);
-        } catch (RuntimeException e) {
-            r.discard();
-            throw e;
-        }
-        r.length = len;
-        r.position = position;
-        r.fully = fully;
-        r.timeoutNanos = nanos(timeout);
-        return r;
+        return Transfers.segment(this, kind, seg, position, fully, timeout);
     }
 
     private Request vectored(int kind, ByteBuffer[] bufs, long position) {
-        Objects.requireNonNull(bufs, "buffers");
-        checkPosition(position);
-        checkAccess(kind);
-        if (bufs.length == 0 || bufs.length > Request.MAX_IOV) {
-            throw new IllegalArgumentException("vectored I/O takes 1 to " + Request.MAX_IOV + " buffers, not "
-                    + bufs.length);
-        }
-        for (int i = 0; i < bufs.length; i++) {
-            ByteBuffer b = Objects.requireNonNull(bufs[i], "buffer");
-            if (!b.isDirect()) {
-                throw new IllegalArgumentException("vectored I/O needs direct buffers (buffer " + i + " is on the heap)");
-            }
-            if (kind == Request.READV && b.isReadOnly()) {
-                throw new IllegalArgumentException("read into a read-only buffer (buffer " + i + ")");
-            }
-        }
-        Request r = request(kind, Results.LONG);
-        if (r == null) {
-            return null;
-        }
-        try {
-            for (int i = 0; i < bufs.length; i++) {
-                long a = Memory.vectorBuffer(r, bufs[i], i);
-                Rules.checkDirect(handle, a, position, bufs[i].remaining());
-                r.iov(i, a, bufs[i].remaining());
-            }
-        } catch (RuntimeException e) {
-            r.discard();
-            throw e;
-        }
-        r.iovCount = bufs.length;
-        r.advanceAll = bufs;
-        r.keep = bufs;
-        r.position = position;
-        return r;
+        return Transfers.vector(this, kind, bufs, position);
+    }
+
+    private static Duration timeout(Duration timeout) {
+        return Transfers.timeout(timeout);
     }
 
     // ============================================================================================ read
