@@ -27,6 +27,8 @@ public abstract class FileHandle {
     public final int offAlign;
     private final IoBackend backend;
     private final AtomicInteger state = new AtomicInteger(OPEN);
+    /** Why the backend closed the file on its own (its event loop failed), or null. */
+    private volatile String closedBecause;
 
     protected FileHandle(IoBackend backend, OpenSpec spec, int fd, int memAlign, int offAlign) {
         this.backend = backend;
@@ -66,6 +68,17 @@ public abstract class FileHandle {
     /** The backend closed the descriptor. */
     public void markClosed() {
         state.set(CLOSED);
+    }
+
+    /** The backend closed the descriptor because it failed: later requests learn {@code why}. */
+    public void markClosed(String why) {
+        closedBecause = why;
+        state.set(CLOSED);
+    }
+
+    /** Why the backend closed the file on its own, or null when it was closed normally (or is open). */
+    public String closedBecause() {
+        return closedBecause;
     }
 
     /** Closes the file with nobody to tell: it was dropped unreachable, or its opener gave up on it. */

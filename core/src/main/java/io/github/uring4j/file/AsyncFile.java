@@ -159,9 +159,19 @@ public final class AsyncFile implements AutoCloseable {
 
     // ============================================================================================ plumbing
 
+    /** The error for an operation on a closed file: why the executor closed it, when it did so on its own. */
+    private ClosedChannelException closed() {
+        ClosedChannelException e = new ClosedChannelException();
+        String why = handle.closedBecause();
+        if (why != null) {
+            e.initCause(new IOException(why));
+        }
+        return e;
+    }
+
     private <T> CompletableFuture<T> future(Request r) {
         if (r == null) {
-            return CompletableFuture.failedFuture(new ClosedChannelException());
+            return CompletableFuture.failedFuture(closed());
         }
         OpFuture<T> f = new OpFuture<>(backend, r, r.generation());
         r.target = f;
@@ -179,7 +189,7 @@ public final class AsyncFile implements AutoCloseable {
         if (r == null) {
             @SuppressWarnings("unchecked")
             CompletionHandler<Object, ? super A> h = (CompletionHandler<Object, ? super A>) handler;
-            h.failed(new ClosedChannelException(), attachment);
+            h.failed(closed(), attachment);
             return;
         }
         r.target = handler;

@@ -51,7 +51,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The AsyncFile behaviour every backend must have; {@link AsyncFileUringTest} and {@link AsyncFileThreadsTest}
- * run it. Numbers in the names are the cases of RELIABILITY.md.
+ * run it. Numbers in the names are the cases of docs/reliability.md.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 abstract class AsyncFileContract {

@@ -593,4 +593,58 @@ class UringExecutorTest {
             }
         }
     }
+
+    /**
+     * Case 6 (injected): the kernel reports dropped completions (a CQ overflow without IORING_FEAT_NODROP). Which
+     * requests ended is unknown: the loop stops, every pending operation fails at once with the reason, later ones
+     * too, and close() returns.
+     */
+    @Test
+    void case06DroppedCompletionsFailPendingOperationsFast() throws Exception {
+        long[] ring = {0, -1};
+        ForwardingSyscalls spy = new ForwardingSyscalls() {
+            @Override
+            public int ioUringSetup(int entries, MemorySegment params) {
+                int fd = super.ioUringSetup(entries, params);
+                ring[1] = params.get(java.lang.foreign.ValueLayout.JAVA_INT, io.github.uring4j.linux.IoUringParams.CQ_OFF_OVERFLOW);
+                return fd;
+            }
+
+            @Override
+            public long mmap(long addr, long length, int prot, int flags, int fd, long offset) {
+                long a = super.mmap(addr, length, prot, flags, fd, offset);
+                if (offset == 0x8000000L || (offset == 0 && ring[0] == 0)) {
+                    ring[0] = a; // the CQ ring (the SQ ring's mapping with IORING_FEAT_SINGLE_MMAP)
+                }
+                return a;
+            }
+        };
+        Path fifo = TestFiles.fifo(dir, "fifo6");
+        Path regular = dir.resolve("regular6");
+        Files.write(regular, new byte[10]);
+        IoExecutor io = uring().syscalls(spy).build();
+        AsyncFile f = get(AsyncFile.open(io, fifo, StandardOpenOption.READ, StandardOpenOption.WRITE));
+        AsyncFile g = get(AsyncFile.open(io, regular));
+        List<CompletableFuture<Integer>> reads = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            reads.add(f.read(ByteBuffer.allocateDirect(8), 0));
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (io.inFlight() < 3 && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
+        // What a kernel without NODROP does when the CQ is full: count the completions it threw away.
+        MemorySegment.ofAddress(ring[0] + ring[1]).reinterpret(4).set(java.lang.foreign.ValueLayout.JAVA_INT, 0, 2);
+        Throwable woke = failure(g.size()); // wakes the loop, which sees the counter
+        for (CompletableFuture<Integer> r : reads) {
+            Throwable t = failure(r);
+            assertInstanceOf(java.io.IOException.class, t);
+            assertTrue(t.getMessage().contains("dropped 2 completion"), t.getMessage());
+        }
+        Throwable later = failure(g.read(ByteBuffer.allocateDirect(4), 0));
+        assertInstanceOf(java.nio.channels.ClosedChannelException.class, later, "the loop closed its files");
+        assertTrue(later.getCause() != null && later.getCause().getMessage().contains("dropped"), String.valueOf(later));
+        assertTrue(woke == null || woke instanceof java.io.IOException, String.valueOf(woke));
+        io.close();
+    }
 }

@@ -17,7 +17,7 @@ import java.util.BitSet;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** RELIABILITY.md cases 17, 21 and 23, with the kernel's answer replaced through the {@code Syscalls} seam. */
+/** docs/reliability.md cases 17, 21 and 23, with the kernel's answer replaced through the {@code Syscalls} seam. */
 class InjectedFailuresTest {
 
     /** Case 17: EINTR before anything was submitted is retried, and nothing is submitted twice. */

@@ -34,7 +34,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The ring's cases of RELIABILITY.md that run against the real kernel: 4, 5, 9, 15, 16, 20, 26, 27, 28. */
+/** The ring's cases of docs/reliability.md that run against the real kernel: 4, 5, 9, 15, 16, 20, 26, 27, 28. */
 class RingReliabilityTest {
     @TempDir
     Path dir;

@@ -136,7 +136,7 @@ public final class Render {
         }
         List<List<String>> targets = Targets.table(sections);
         if (targets.size() > 1) {
-            b.append("## Targets (BENCHMARKS.md)\n\n");
+            b.append("## Claims (docs/benchmarks.md)\n\n");
             for (int i = 0; i < targets.size(); i++) {
                 b.append("| ").append(String.join(" | ", targets.get(i))).append(" |\n");
                 if (i == 0) {
@@ -186,7 +186,7 @@ public final class Render {
         }
         List<List<String>> targets = Targets.table(sections);
         if (targets.size() > 1) {
-            b.append("<h2>Targets (BENCHMARKS.md)</h2>\n<table>\n");
+            b.append("<h2>Claims (docs/benchmarks.md)</h2>\n<table>\n");
             for (int i = 0; i < targets.size(); i++) {
                 String cell = i == 0 ? "th" : "td";
                 b.append("<tr>");

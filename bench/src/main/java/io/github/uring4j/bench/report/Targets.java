@@ -7,7 +7,7 @@ import java.util.Locale;
 import java.util.function.Predicate;
 
 /**
- * The targets of BENCHMARKS.md that the sections at hand can answer, as measured ratios: a row per target with
+ * The claims of docs/benchmarks.md that the sections at hand can answer, as measured ratios: a row per target with
  * the ratio, the goal and whether it was met. Targets whose rows are absent are left out.
  */
 public final class Targets {

@@ -146,7 +146,12 @@ final class Closer {
         }
         f.beginClose();
         loop.sys.close(f.fd);
-        f.markClosed();
+        String why = loop.failure();
+        if (why != null) {
+            f.markClosed(why);
+        } else {
+            f.markClosed();
+        }
         if (f.deleteOnClose) {
             try {
                 Files.deleteIfExists(Path.of(f.path));

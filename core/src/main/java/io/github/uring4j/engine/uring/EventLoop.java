@@ -44,6 +44,13 @@ final class EventLoop implements Runnable {
     final CompletableFuture<Void> terminated = new CompletableFuture<>();
     volatile boolean closing;
     private volatile boolean dead;
+    /** Why the loop failed, for the requests that reach it afterwards; null while healthy. */
+    private volatile String failure;
+    /**
+     * Slots of loops that failed with requests in the kernel: the kernel may still write into their memory, so it
+     * stays reachable for the life of the process. Only a failed loop adds here.
+     */
+    private static final java.util.List<Object> KEPT_FOR_THE_KERNEL = new java.util.concurrent.CopyOnWriteArrayList<>();
     /** Slots in use (requests in the kernel or between entries). */
     volatile int inFlight;
     /** READ_FIXED/WRITE_FIXED entries prepared (diagnostics and tests). */
@@ -121,6 +128,11 @@ final class EventLoop implements Runnable {
         return dead;
     }
 
+    /** Why the loop failed, or null. */
+    String failure() {
+        return failure;
+    }
+
     // ------------------------------------------------------------------------------------------ the thread
 
     @Override
@@ -140,7 +152,9 @@ final class EventLoop implements Runnable {
             clean = true;
         } catch (Throwable t) {
             Log.loopFailed(name, t);
-            completions.failEverything(new IOException("uring4j event loop " + name + " failed: " + t, t));
+            failure = "uring4j event loop " + name + " failed: " + t.getMessage();
+            completions.failEverything(new IOException(failure, t));
+            KEPT_FOR_THE_KERNEL.add(slots);
         } finally {
             closer.closeAllAtShutdown();
             // After a failure the kernel may still own in-flight memory: leave the scratch arena to the process.
@@ -192,6 +206,13 @@ final class EventLoop implements Runnable {
                 ring.submit();
             }
             progress |= ring.reap(completions) > 0;
+            int dropped = ring.cqOverflowCount();
+            if (dropped != 0) {
+                // Without IORING_FEAT_NODROP a full CQ loses completions: which requests ended is unknown.
+                throw new UringException("io_uring", io.github.uring4j.linux.Errno.EIO, "the kernel dropped " + dropped
+                        + " completion(s) (CQ overflow without IORING_FEAT_NODROP): the ring is broken, its operations"
+                        + " fail; use a larger IoExecutor.Builder.entries or a kernel with NODROP (5.5+)");
+            }
             if (closing && expected == 0 && retries.isEmpty() && local.isEmpty()) {
                 intake();
                 return;
@@ -456,9 +477,10 @@ final class EventLoop implements Runnable {
         }
     }
 
-    private static void abandon(MpscQueue.Node n) {
+    private void abandon(MpscQueue.Node n) {
         if (n instanceof Request r) {
-            r.fail(new AsynchronousCloseException());
+            String why = failure;
+            r.fail(why != null ? new IOException(why) : new AsynchronousCloseException());
         } else {
             ((LoopMessage) n).abandon();
         }
