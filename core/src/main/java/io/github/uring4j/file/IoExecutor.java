@@ -187,7 +187,10 @@ public final class IoExecutor implements AutoCloseable {
 
         /** SQ entries per ring (default 256); the CQ has twice as many as the larger of this and the in-flight limit. */
         public Builder entries(int entries) {
-            this.entries = positive(entries, "entries");
+            if (entries <= 0 || entries > 32768) {
+                throw new IllegalArgumentException("entries must be 1..32768 (the kernel's limit per ring): " + entries);
+            }
+            this.entries = entries;
             return this;
         }
 

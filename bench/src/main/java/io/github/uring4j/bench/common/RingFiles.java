@@ -1,7 +1,10 @@
 package io.github.uring4j.bench.common;
 
+import io.github.uring4j.ErrnoException;
+import io.github.uring4j.ring.At;
 import io.github.uring4j.ring.FileTarget;
 import io.github.uring4j.ring.IoUring;
+import io.github.uring4j.ring.OpenFlag;
 import io.github.uring4j.ring.UringException;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -14,14 +17,14 @@ import java.nio.file.Path;
  */
 public final class RingFiles {
 
-    public static final int AT_FDCWD = -100;
-    public static final int O_RDONLY = 0;
-    public static final int O_WRONLY = 1;
-    public static final int O_RDWR = 2;
-    public static final int O_CREAT = 0100;
-    public static final int O_TRUNC = 01000;
-    public static final int O_DIRECT = 040000;
-    public static final int O_CLOEXEC = 02000000;
+    public static final int AT_FDCWD = At.FDCWD;
+    public static final int O_RDONLY = OpenFlag.RDONLY;
+    public static final int O_WRONLY = OpenFlag.WRONLY;
+    public static final int O_RDWR = OpenFlag.RDWR;
+    public static final int O_CREAT = OpenFlag.CREAT;
+    public static final int O_TRUNC = OpenFlag.TRUNC;
+    public static final int O_DIRECT = OpenFlag.DIRECT;
+    public static final int O_CLOEXEC = OpenFlag.CLOEXEC;
 
     public static final int POSIX_FADV_NORMAL = 0;
     public static final int POSIX_FADV_RANDOM = 1;
@@ -39,7 +42,7 @@ public final class RingFiles {
             ring.nextSqe().openat(AT_FDCWD, p, flags | O_CLOEXEC, 0644).userData(1);
             int r = once(ring);
             if (r < 0) {
-                throw new IOException(io.github.uring4j.linux.Errno.name(-r) + " opening " + path
+                throw new IOException(ErrnoException.name(-r) + " opening " + path
                         + ((flags & O_DIRECT) != 0 && r == -22 ? " (this file system does not support O_DIRECT)" : ""));
             }
             return r;
@@ -83,7 +86,7 @@ public final class RingFiles {
 
     private static void check(int r, String op) throws IOException {
         if (r < 0) {
-            throw new IOException(io.github.uring4j.linux.Errno.name(-r) + " during " + op);
+            throw new IOException(ErrnoException.name(-r) + " during " + op);
         }
     }
 

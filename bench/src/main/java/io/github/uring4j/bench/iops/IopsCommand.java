@@ -108,7 +108,7 @@ public final class IopsCommand implements Callable<Integer> {
         check(depth > 0 && depth <= 32768, "-d must be 1..32768");
         check(submitBatch > 0, "-s must be positive");
         check(completeBatch > 0, "-c must be positive");
-        check(threads > 0 && threads <= 1024, "-n must be 1..1024");
+        check(threads > 0 && threads <= 64, "-n must be 1..64 (one ring and one thread each)");
         check(runtime > 0, "-r must be positive");
         for (int v : new int[] {polled, fixedBuffers, registeredFiles, direct, random, sync, write}) {
             check(v == 0 || v == 1, "flags -p -B -F -O -R -S -W take 0 or 1");

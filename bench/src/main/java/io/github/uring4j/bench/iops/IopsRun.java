@@ -155,11 +155,16 @@ final class IopsRun {
             lastReaped = rep;
             lastTime = now;
         }
+        // The summary covers the measured window: what workers do while they wind down is not counted.
+        long[] atStop = new long[6];
+        for (int k = 0; k < atStop.length; k++) {
+            atStop[k] = sum(counters, k);
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
         stop = true;
         for (Thread t : workers) {
             t.join();
         }
-        double seconds = (System.nanoTime() - start) / 1e9;
         Throwable f = failure;
         if (f != null) {
             if (f instanceof UsageError u) {
@@ -170,8 +175,7 @@ final class IopsRun {
             }
             throw new IllegalStateException(f);
         }
-        return new Result(seconds, sum(counters, 0), sum(counters, 1), sum(counters, 2), sum(counters, 3),
-                sum(counters, 4), sum(counters, 5), perSecond);
+        return new Result(seconds, atStop[0], atStop[1], atStop[2], atStop[3], atStop[4], atStop[5], perSecond);
     }
 
     private static long sum(List<Counters> cs, int which) {
@@ -538,7 +542,8 @@ final class IopsRun {
             List<AsyncTarget> targets = new ArrayList<>();
             java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
             IoExecutor executor = cfg.engine() == Engine.AFC ? null
-                    : IoExecutor.builder().loops(1).entries(Math.max(64, Integer.highestOneBit(depth * 2 - 1) * 2))
+                    : IoExecutor.builder().loops(1)
+                            .entries(Math.min(32768, Math.max(64, Integer.highestOneBit(depth * 2 - 1) * 2)))
                             .name("iops-loop-" + id).build();
             try {
                 for (IopsConfig.Target t : cfg.targets()) {

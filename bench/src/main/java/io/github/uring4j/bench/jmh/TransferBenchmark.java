@@ -2,13 +2,11 @@ package io.github.uring4j.bench.jmh;
 
 import io.github.uring4j.bench.common.RingFiles;
 import io.github.uring4j.bench.data.BlockData;
-import io.github.uring4j.linux.Syscalls;
 import io.github.uring4j.ring.FileTarget;
 import io.github.uring4j.ring.IoUring;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -63,13 +61,21 @@ public class TransferBenchmark {
         buf = ByteBuffer.allocateDirect(CHUNK);
         ring = IoUring.open(64);
         arena = Arena.ofConfined();
-        MemorySegment fds = arena.allocate(ValueLayout.JAVA_INT, 2);
-        int r = Syscalls.system().pipe2(fds, RingFiles.O_CLOEXEC);
-        if (r < 0) {
-            throw new IOException("pipe2 failed: " + io.github.uring4j.linux.Errno.name(-r));
+        // A FIFO is a pipe with a name: opened read-write, one descriptor serves both ends of the splices.
+        Path fifo = JmhFiles.root().resolve("splice-" + ProcessHandle.current().pid() + ".fifo");
+        Files.deleteIfExists(fifo);
+        try {
+            if (new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start().waitFor() != 0) {
+                throw new IOException("mkfifo " + fifo + " failed");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException(e);
         }
-        pipe[0] = fds.getAtIndex(ValueLayout.JAVA_INT, 0);
-        pipe[1] = fds.getAtIndex(ValueLayout.JAVA_INT, 1);
+        int fd = RingFiles.open(ring, fifo, RingFiles.O_RDWR);
+        Files.delete(fifo);
+        pipe[0] = fd;
+        pipe[1] = fd;
     }
 
     @TearDown(Level.Iteration)
@@ -88,9 +94,8 @@ public class TransferBenchmark {
     }
 
     @TearDown(Level.Trial)
-    public void tearDown() {
-        Syscalls.system().close(pipe[0]);
-        Syscalls.system().close(pipe[1]);
+    public void tearDown() throws IOException {
+        RingFiles.close(ring, pipe[0]);
         ring.close();
         arena.close();
     }

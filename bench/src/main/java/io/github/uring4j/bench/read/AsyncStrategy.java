@@ -3,6 +3,7 @@ package io.github.uring4j.bench.read;
 import io.github.uring4j.bench.data.BlockData;
 import io.github.uring4j.bench.data.DataSet;
 import io.github.uring4j.file.AsyncFile;
+import io.github.uring4j.file.BufferPool;
 import io.github.uring4j.file.FileOption;
 import io.github.uring4j.file.IoExecutor;
 import java.io.IOException;
@@ -69,10 +70,11 @@ public final class AsyncStrategy implements ReadStrategy {
             closeAll(files, executor);
             throw new IOException("cannot open the data set through AsyncFile: " + e.getMessage(), e);
         }
-        // Virtual-thread workers: one block each, carved from one slab (a shared arena per worker would cost a
-        // handshake to close, ten thousand times).
-        Arena slabArena = virtual ? Arena.ofShared() : null;
-        MemorySegment slab = virtual ? slabArena.allocate((long) workers(cfg) * BlockData.BLOCK_SIZE, 4096) : null;
+        // Memory the library holds, so the kernel reads straight into it: an automatic arena's slab for the
+        // virtual-thread workers (one block each), a pool registered with the rings for the handler workers.
+        MemorySegment slab = virtual ? Arena.ofAuto().allocate((long) workers(cfg) * BlockData.BLOCK_SIZE, 4096) : null;
+        BufferPool pool = virtual ? null : BufferPool.builder().bufferSize(BlockData.BLOCK_SIZE)
+                .count(cfg.threads() * cfg.depth()).register(executor).build();
         return new Session() {
             @Override
             public void run(int worker, WorkerContext ctx) throws Exception {
@@ -90,16 +92,19 @@ public final class AsyncStrategy implements ReadStrategy {
                     }
                     return;
                 }
-                try (Arena arena = Arena.ofShared()) {
-                    new Worker(files, arena, cfg.depth(), ctx).run();
+                Worker w = new Worker(files, pool, cfg.depth(), ctx);
+                try {
+                    w.run();
+                } finally {
+                    w.release(pool);
                 }
             }
 
             @Override
             public void close() throws IOException {
                 closeAll(files, executor);
-                if (slabArena != null) {
-                    slabArena.close();
+                if (pool != null) {
+                    pool.close();
                 }
             }
         };
@@ -141,15 +146,21 @@ public final class AsyncStrategy implements ReadStrategy {
         private final CountDownLatch drained;
         private volatile Throwable failure;
 
-        Worker(List<AsyncFile> files, Arena arena, int depth, WorkerContext ctx) {
+        Worker(List<AsyncFile> files, BufferPool pool, int depth, WorkerContext ctx) {
             this.files = files;
             this.ctx = ctx;
             this.slots = new Slot[depth];
-            MemorySegment all = arena.allocate((long) depth * BlockData.BLOCK_SIZE, 4096);
             for (int i = 0; i < depth; i++) {
-                slots[i] = new Slot(i, all.asSlice((long) i * BlockData.BLOCK_SIZE, BlockData.BLOCK_SIZE));
+                slots[i] = new Slot(i, pool.acquire());
             }
             this.drained = new CountDownLatch(depth);
+        }
+
+        /** Gives the buffers back (once every read has completed). */
+        void release(BufferPool pool) {
+            for (Slot s : slots) {
+                pool.release(s.buf);
+            }
         }
 
         void run() throws Exception {

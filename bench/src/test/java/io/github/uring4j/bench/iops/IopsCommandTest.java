@@ -67,6 +67,14 @@ class IopsCommandTest {
         assertEquals(1, r.err().strip().lines().count(), r.err());
     }
 
+    /** The largest depth runs on every engine (the async engines' ring is capped at the kernel's 32768 entries). */
+    @Test
+    void theLargestDepthRunsOnTheAsyncEngine() {
+        String f = dir.resolve("deep").toString();
+        Run r = run("iops", "-r", "1", "-O0", "-E", "handler", "-d", "32768", "-q", "--create", "8m", f);
+        assertEquals(0, r.exit(), r.err());
+    }
+
     @Test
     void badArgumentsGetOneLineAndExitTwo() {
         String f = dir.resolve("x").toString();
@@ -79,6 +87,7 @@ class IopsCommandTest {
             {"iops", "-d", "0", f},
             {"iops", "-b", "abc", f},
             {"iops", "--create", "12q", dir.resolve("y").toString()},
+            {"iops", "-n", "1000", "-r", "1", f},
         };
         for (String[] args : bad) {
             Run r = run(args);
