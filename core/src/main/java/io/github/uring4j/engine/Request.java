@@ -223,8 +223,11 @@ public final class Request extends MpscQueue.Node {
     /** Releases the memory, clears every reference and returns the request to its pool. */
     private void recycle() {
         Memory.release(this, pool.bounces);
-        STAMP.setVolatile(this, (((int) STAMP.getVolatile(this) >>> 1) + 1) << 1);
-        told = false;
+        // Release: the new generation is visible before the request can be reused; the pool's hand-off orders the rest.
+        STAMP.setRelease(this, (((int) STAMP.getVolatile(this) >>> 1) + 1) << 1);
+        if (told) {
+            told = false;
+        }
         kind = 0;
         handle = null;
         open = null;

@@ -3,6 +3,7 @@ package io.github.uring4j.bench.iops;
 import com.sun.nio.file.ExtendedOpenOption;
 import io.github.uring4j.bench.UsageError;
 import io.github.uring4j.file.AsyncFile;
+import io.github.uring4j.file.BufferPool;
 import io.github.uring4j.file.FileOption;
 import io.github.uring4j.file.IoExecutor;
 import io.github.uring4j.ring.CqeHandler;
@@ -486,6 +487,9 @@ final class IopsRun {
                 if (cfg.direct()) {
                     opts.add(FileOption.DIRECT);
                 }
+                if (cfg.registeredFiles()) {
+                    opts.add(FileOption.REGISTERED); // -F1, as the ring engine registers its files
+                }
                 AsyncFile f = AsyncFile.open(executor, path, opts.toArray(OpenOption[]::new)).get();
                 boolean futures = cfg.engine() == Engine.FUTURE;
                 return new AsyncTarget() {
@@ -549,8 +553,12 @@ final class IopsRun {
                 for (IopsConfig.Target t : cfg.targets()) {
                     targets.add(openAsync(t.path(), executor));
                 }
+                // -B1: buffers registered with the ring (READ_FIXED/WRITE_FIXED), as the ring engine uses them.
+                BufferPool pool = executor != null && cfg.fixedBuffers()
+                        ? BufferPool.builder().bufferSize(bs).count(depth).register(executor).build() : null;
                 final class Slot implements CompletionHandler<Integer, Void> {
-                    final ByteBuffer buf = ByteBuffer.allocateDirect(bs + 4096).alignedSlice(4096).limit(bs).slice();
+                    final ByteBuffer buf = pool != null ? pool.acquireBuffer().limit(bs).slice()
+                            : ByteBuffer.allocateDirect(bs + 4096).alignedSlice(4096).limit(bs).slice();
                     final MemorySegment seg = MemorySegment.ofBuffer(buf);
                     final Offsets offsets;
                     int file;
@@ -613,11 +621,20 @@ final class IopsRun {
                     }
                 }
                 inFlight.set(depth);
+                List<Slot> slots = new ArrayList<>();
                 for (int i = 0; i < depth; i++) {
-                    new Slot(i).next();
+                    Slot slot = new Slot(i);
+                    slots.add(slot);
+                    slot.next();
                 }
                 while (inFlight.get() > 0) {
                     Thread.sleep(1);
+                }
+                if (pool != null) {
+                    for (Slot slot : slots) {
+                        pool.release(slot.buf);
+                    }
+                    pool.close();
                 }
             } finally {
                 for (AsyncTarget t : targets) {

@@ -18,8 +18,8 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * The async API ({@code AsyncFile} with a {@code CompletionHandler}): one {@code IoExecutor} with one event loop per
- * worker thread; each worker keeps {@code depth} reads in flight, and the handler (on the loop thread) verifies
- * the block and issues the next read. The worker thread only waits.
+ * worker thread; each worker keeps {@code depth} reads in flight on its own loop, and the handler (on the loop
+ * thread) verifies the block and issues the next read. The worker thread only waits.
  */
 public final class AsyncStrategy implements ReadStrategy {
 
@@ -70,6 +70,16 @@ public final class AsyncStrategy implements ReadStrategy {
             closeAll(files, executor);
             throw new IOException("cannot open the data set through AsyncFile: " + e.getMessage(), e);
         }
+        // One loop per worker: opens from this thread go to the loops in turn, so consecutive opens land on
+        // different loops, and a worker that starts its reads from the completion of "its" open keeps them all on
+        // that loop (a read issued on a loop thread runs there). Then no two loops share a worker's state.
+        List<AsyncFile> anchors = new ArrayList<>();
+        if (!virtual) {
+            for (int w = 0; w < cfg.threads(); w++) {
+                anchors.add(AsyncFile.open(executor, ds.file(0), StandardOpenOption.READ).join());
+            }
+            files.addAll(anchors); // closed with the data files; never read
+        }
         // Memory the library holds, so the kernel reads straight into it: an automatic arena's slab for the
         // virtual-thread workers (one block each), a pool registered with the rings for the handler workers.
         MemorySegment slab = virtual ? Arena.ofAuto().allocate((long) workers(cfg) * BlockData.BLOCK_SIZE, 4096) : null;
@@ -92,7 +102,7 @@ public final class AsyncStrategy implements ReadStrategy {
                     }
                     return;
                 }
-                Worker w = new Worker(files, pool, cfg.depth(), ctx);
+                Worker w = new Worker(files.subList(0, ds.files()), anchors.get(worker), pool, cfg.depth(), ctx);
                 try {
                     w.run();
                 } finally {
@@ -146,8 +156,11 @@ public final class AsyncStrategy implements ReadStrategy {
         private final CountDownLatch drained;
         private volatile Throwable failure;
 
-        Worker(List<AsyncFile> files, BufferPool pool, int depth, WorkerContext ctx) {
+        private final AsyncFile anchor;
+
+        Worker(List<AsyncFile> files, AsyncFile anchor, BufferPool pool, int depth, WorkerContext ctx) {
             this.files = files;
+            this.anchor = anchor;
             this.ctx = ctx;
             this.slots = new Slot[depth];
             for (int i = 0; i < depth; i++) {
@@ -164,11 +177,25 @@ public final class AsyncStrategy implements ReadStrategy {
         }
 
         void run() throws Exception {
-            for (Slot s : slots) {
-                synchronized (ctx) {
-                    issue(s);
+            // Start on the anchor's loop: every read issued there (and every next read) runs on that loop.
+            anchor.size(null, new CompletionHandler<Long, Void>() {
+                @Override
+                public void completed(Long size, Void unused) {
+                    for (Slot s : slots) {
+                        synchronized (ctx) {
+                            issue(s);
+                        }
+                    }
                 }
-            }
+
+                @Override
+                public void failed(Throwable exc, Void unused) {
+                    failure = exc;
+                    for (int i = 0; i < slots.length; i++) {
+                        drained.countDown();
+                    }
+                }
+            });
             drained.await();
             if (failure != null) {
                 throw new IOException("async read failed: " + failure, failure);

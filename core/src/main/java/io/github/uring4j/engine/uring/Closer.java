@@ -29,7 +29,7 @@ final class Closer {
     /** Home loop: a close request for {@code f} arrived. */
     void begin(Request r, UringFile f) {
         Slot s = loop.slots.take(r);
-        loop.inFlight = loop.slots.used();
+        loop.countInFlight();
         s.stage = Encoder.CLOSE_QUIESCE;
         f.closeSlot = s;
         int mask = f.touchedLoops();

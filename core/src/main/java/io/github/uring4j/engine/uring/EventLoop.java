@@ -51,12 +51,52 @@ final class EventLoop implements Runnable {
      * stays reachable for the life of the process. Only a failed loop adds here.
      */
     private static final java.util.List<Object> KEPT_FOR_THE_KERNEL = new java.util.concurrent.CopyOnWriteArrayList<>();
-    /** Slots in use (requests in the kernel or between entries). */
-    volatile int inFlight;
-    /** READ_FIXED/WRITE_FIXED entries prepared (diagnostics and tests). */
-    volatile long fixedOps;
-    /** Requests ended on this loop. */
-    volatile long completed;
+    /**
+     * Statistics the loop writes and any thread reads: written with opaque stores (no fence on the hot path), read
+     * with opaque loads; a reader sees a recent value, which is all a statistic needs.
+     */
+    private int inFlight;
+    private long fixedOps;
+    private long completed;
+    private static final java.lang.invoke.VarHandle IN_FLIGHT;
+    private static final java.lang.invoke.VarHandle FIXED_OPS;
+    private static final java.lang.invoke.VarHandle COMPLETED;
+
+    static {
+        try {
+            java.lang.invoke.MethodHandles.Lookup l = java.lang.invoke.MethodHandles.lookup();
+            IN_FLIGHT = l.findVarHandle(EventLoop.class, "inFlight", int.class);
+            FIXED_OPS = l.findVarHandle(EventLoop.class, "fixedOps", long.class);
+            COMPLETED = l.findVarHandle(EventLoop.class, "completed", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** Slots in use (requests in the kernel or between entries). Any thread. */
+    int inFlight() {
+        return (int) IN_FLIGHT.getOpaque(this);
+    }
+
+    /** READ_FIXED/WRITE_FIXED entries prepared (diagnostics and tests). Any thread. */
+    long fixedOps() {
+        return (long) FIXED_OPS.getOpaque(this);
+    }
+
+    /** Requests ended on this loop. Any thread. */
+    long completed() {
+        return (long) COMPLETED.getOpaque(this);
+    }
+
+    /** Loop thread: the slot count changed. */
+    void countInFlight() {
+        IN_FLIGHT.setOpaque(this, slots.used());
+    }
+
+    /** Loop thread: one more fixed-buffer entry. */
+    void countFixed() {
+        FIXED_OPS.setOpaque(this, fixedOps + 1);
+    }
     Thread thread;
 
     // ------------------------------------------------------------------------------------------ loop thread
@@ -171,9 +211,25 @@ final class EventLoop implements Runnable {
         // CQ room for a loop's usual load; more overflows into the kernel's backlog (IORING_FEAT_NODROP), which
         // reap() flushes. Ring memory counts against memlock on some kernels.
         long cq = Math.min(65536, 2L * Math.max(config.entries, config.inFlightLimit));
-        IoUring.Options o = IoUring.options().entries(config.entries).cqEntries((int) cq).flags(config.setupFlags);
-        InternalAccess.ringOptions().syscalls(o, sys);
-        ring = IoUring.open(o);
+        // Only this thread submits: SINGLE_ISSUER (6.0) lets the kernel skip work for that; older kernels refuse it.
+        int flags = config.setupFlags;
+        boolean addedSingleIssuer = (flags & (SetupFlag.SQPOLL | SetupFlag.SINGLE_ISSUER)) == 0;
+        if (addedSingleIssuer) {
+            flags |= SetupFlag.SINGLE_ISSUER;
+        }
+        try {
+            ring = openRing(flags, (int) cq);
+        } catch (UringException e) {
+            if (!addedSingleIssuer || e.errno() != io.github.uring4j.linux.Errno.EINVAL) {
+                throw e;
+            }
+            ring = openRing(config.setupFlags, (int) cq);
+        }
+        try {
+            ring.registerRingFd(); // 5.18: io_uring_enter skips the ring's descriptor lookup
+        } catch (UringException e) {
+            // older kernel: enter by descriptor
+        }
         arena = Arena.ofShared();
         wakeup = new Wakeup(sys, arena);
         slots = new SlotTable(arena, Math.min(config.inFlightLimit, 1024));
@@ -187,6 +243,12 @@ final class EventLoop implements Runnable {
         wakeup.arm(ring);
         expected++;
         ring.submit();
+    }
+
+    private IoUring openRing(int flags, int cqEntries) throws UringException {
+        IoUring.Options o = IoUring.options().entries(config.entries).cqEntries(cqEntries).flags(flags);
+        InternalAccess.ringOptions().syscalls(o, sys);
+        return IoUring.open(o);
     }
 
     private void loop() throws UringException {
@@ -330,7 +392,7 @@ final class EventLoop implements Runnable {
 
     /** Prepares the slot's entries now, or when the SQ has room. */
     void start(Slot s) {
-        inFlight = slots.used();
+        countInFlight();
         if (!s.queued && retries.isEmpty() && encoder.encodeIfRoom(s)) {
             return;
         }
@@ -371,8 +433,8 @@ final class EventLoop implements Runnable {
     void release(Slot s) {
         Request r = s.request;
         slots.give(s);
-        inFlight = slots.used();
-        completed++;
+        countInFlight();
+        COMPLETED.setOpaque(this, completed + 1);
         if (r == null || r.handle == null || r.kind == Request.OPEN || r.kind == Request.CLOSE) {
             return;
         }
@@ -508,10 +570,10 @@ final class EventLoop implements Runnable {
 
     /** A racy snapshot of the loop's state, for diagnosing a hang. */
     String describe() {
-        StringBuilder sb = new StringBuilder(name).append(": inFlight=").append(inFlight).append(" expected=")
+        StringBuilder sb = new StringBuilder(name).append(": inFlight=").append(inFlight()).append(" expected=")
                 .append(expected).append(" retries=").append(retries.size()).append(" local=").append(local.size())
                 .append(" queueEmpty=").append(queue.isEmpty()).append(' ').append(wakeup == null ? "" : wakeup.describe())
-                .append(" closing=").append(closing).append(" completed=").append(completed);
+                .append(" closing=").append(closing).append(" completed=").append(completed());
         return sb.toString();
     }
 }
