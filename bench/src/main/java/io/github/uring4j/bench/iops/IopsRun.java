@@ -553,8 +553,9 @@ final class IopsRun {
                 for (IopsConfig.Target t : cfg.targets()) {
                     targets.add(openAsync(t.path(), executor));
                 }
-                // -B1: buffers registered with the ring (READ_FIXED/WRITE_FIXED), as the ring engine uses them.
-                BufferPool pool = executor != null && cfg.fixedBuffers()
+                // -B1: buffers registered with the ring (READ_FIXED/WRITE_FIXED), as the ring engine uses them (a ring
+                // registers at most 16384 buffers; deeper queues use plain direct buffers).
+                BufferPool pool = executor != null && cfg.fixedBuffers() && depth <= 16384
                         ? BufferPool.builder().bufferSize(bs).count(depth).register(executor).build() : null;
                 final class Slot implements CompletionHandler<Integer, Void> {
                     final ByteBuffer buf = pool != null ? pool.acquireBuffer().limit(bs).slice()
