@@ -6,7 +6,6 @@ import io.github.uring4j.engine.IoBackend;
 import io.github.uring4j.engine.Memory;
 import io.github.uring4j.engine.OpenSpec;
 import io.github.uring4j.engine.Request;
-import io.github.uring4j.engine.Rules;
 import io.github.uring4j.linux.Uapi;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;

@@ -5,11 +5,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import io.github.uring4j.linux.Errno;
 import io.github.uring4j.linux.IoUringCqe;
-import io.github.uring4j.linux.IoUringParams;
-import io.github.uring4j.linux.IoUringProbe;
 import io.github.uring4j.linux.IoUringRsrc;
-import io.github.uring4j.linux.IoUringSqe;
-import io.github.uring4j.linux.Iovec;
 import io.github.uring4j.linux.KernelTimespec;
 import io.github.uring4j.linux.Syscalls;
 import io.github.uring4j.linux.Uapi;
@@ -65,31 +61,20 @@ public final class IoUring implements AutoCloseable {
         InternalAccess.ringOptions((options, syscalls) -> ((Options) options).syscalls(syscalls));
     }
 
-    private static final long OFF_SQ_RING = 0L;
-    private static final long OFF_CQ_RING = 0x8000000L;
-    private static final long OFF_SQES = 0x10000000L;
     /** sizeof(sigset_t) as the kernel counts it (_NSIG / 8). */
     private static final int KERNEL_SIGSET_SIZE = 8;
 
     private final Syscalls sys;
-    private final Arena arena;
     private final int ringFd;
     private final int flags;
     private final int features;
     private final int sqEntries;
     private final int cqEntries;
-
-    // The mappings, released with the lengths they were made with.
-    private final long sqRingAddr;
-    private final long sqRingLen;
-    private final long cqRingAddr;
-    private final long cqRingLen;
-    private final long sqesAddr;
-    private final long sqesLen;
+    /** {address, length} of the SQ ring, CQ ring and SQE mappings (tests). */
+    private final long[] mappings;
 
     private final MemorySegment sqRing;
     private final MemorySegment cqRing;
-    private final MemorySegment sqes;
 
     private final long sqHead;
     private final long sqTail;
@@ -99,13 +84,13 @@ public final class IoUring implements AutoCloseable {
     private final long cqHead;
     private final long cqTail;
     private final long cqOverflow;
-    private final long cqFlags;
     private final long cqes;
     private final int cqMask;
     private final int sqeShift;
     private final int cqeShift;
+    private final Registrar registrar;
 
-    /** Scratch for register calls and timed waits; confined use by the owner. */
+    /** Scratch for timed waits; confined use by the owner. */
     private final MemorySegment waitArg;
     private final MemorySegment waitTs;
 
@@ -123,9 +108,6 @@ public final class IoUring implements AutoCloseable {
     private int enterFd;
     private int enterFlags;
     private int registeredRingIndex = -1;
-
-    /** Registered buffers as {base, length} pairs, for the fixed-buffer encoders' range check; null when none. */
-    private long[] fixedBuffers;
 
     private Thread owner;
     private Thread completionOwner;
@@ -150,173 +132,41 @@ public final class IoUring implements AutoCloseable {
     }
 
     private IoUring(Options o) throws UringException {
-        this.sys = o.syscalls;
-        Arena a = Arena.ofShared();
-        long sqMap = 0;
-        long cqMap = 0;
-        long sqeMap = 0;
-        long sqLen = 0;
-        long cqLen = 0;
-        long sqeLen = 0;
-        int fd = -1;
-        boolean ok = false;
-        try (Arena tmp = Arena.ofConfined()) {
-            MemorySegment p = tmp.allocate(IoUringParams.LAYOUT);
-            int setupFlags = o.flags;
-            if (o.cqEntries > 0) {
-                setupFlags |= Uapi.IORING_SETUP_CQSIZE;
-                p.set(JAVA_INT, IoUringParams.CQ_ENTRIES, o.cqEntries);
-            }
-            if (o.sqThreadCpu >= 0) {
-                setupFlags |= Uapi.IORING_SETUP_SQ_AFF;
-                p.set(JAVA_INT, IoUringParams.SQ_THREAD_CPU, o.sqThreadCpu);
-            }
-            if (o.attachWqFd >= 0) {
-                setupFlags |= Uapi.IORING_SETUP_ATTACH_WQ;
-                p.set(JAVA_INT, IoUringParams.WQ_FD, o.attachWqFd);
-            }
-            p.set(JAVA_INT, IoUringParams.SQ_THREAD_IDLE, o.sqThreadIdleMillis);
-            p.set(JAVA_INT, IoUringParams.FLAGS, setupFlags);
-            fd = sys.ioUringSetup(o.entries, p);
-            if (fd < 0) {
-                if (UringUnavailableException.isUnavailable(fd)) {
-                    throw new UringUnavailableException(-fd);
-                }
-                throw new UringException("io_uring_setup", -fd, Errno.name(-fd) + " during io_uring_setup(entries="
-                        + o.entries + ", flags=0x" + Integer.toHexString(setupFlags) + ")"
-                        + (fd == -Errno.EINVAL ? ": the kernel rejects these flags or sizes" : ""));
-            }
-            this.ringFd = fd;
-            this.flags = setupFlags;
-            this.features = p.get(JAVA_INT, IoUringParams.FEATURES);
-            this.sqEntries = p.get(JAVA_INT, IoUringParams.SQ_ENTRIES);
-            this.cqEntries = p.get(JAVA_INT, IoUringParams.CQ_ENTRIES);
-            this.sqeShift = (setupFlags & Uapi.IORING_SETUP_SQE128) != 0 ? 7 : 6;
-            this.cqeShift = (setupFlags & Uapi.IORING_SETUP_CQE32) != 0 ? 5 : 4;
-
-            int sqArrayOff = p.get(JAVA_INT, IoUringParams.SQ_OFF_ARRAY);
-            boolean noSqArray = (setupFlags & Uapi.IORING_SETUP_NO_SQARRAY) != 0;
-            sqLen = noSqArray ? p.get(JAVA_INT, IoUringParams.SQ_OFF_FLAGS) + 4L
-                    : sqArrayOff + (long) sqEntries * Integer.BYTES;
-            cqLen = p.get(JAVA_INT, IoUringParams.CQ_OFF_CQES) + ((long) cqEntries << cqeShift);
-            boolean single = (features & Uapi.IORING_FEAT_SINGLE_MMAP) != 0;
-            if (single) {
-                sqLen = Math.max(sqLen, cqLen);
-                cqLen = sqLen;
-            }
-            int prot = Uapi.PROT_READ | Uapi.PROT_WRITE;
-            int mapFlags = Uapi.MAP_SHARED | Uapi.MAP_POPULATE;
-            sqMap = sys.mmap(0, sqLen, prot, mapFlags, fd, OFF_SQ_RING);
-            if (sqMap < 0 && sqMap > -4096) {
-                long e = -sqMap;
-                sqMap = 0;
-                throw mmapFailure("SQ ring", (int) e);
-            }
-            if (single) {
-                cqMap = sqMap;
-            } else {
-                cqMap = sys.mmap(0, cqLen, prot, mapFlags, fd, OFF_CQ_RING);
-                if (cqMap < 0 && cqMap > -4096) {
-                    long e = -cqMap;
-                    cqMap = 0;
-                    throw mmapFailure("CQ ring", (int) e);
-                }
-            }
-            sqeLen = (long) sqEntries << sqeShift;
-            sqeMap = sys.mmap(0, sqeLen, prot, mapFlags, fd, OFF_SQES);
-            if (sqeMap < 0 && sqeMap > -4096) {
-                long e = -sqeMap;
-                sqeMap = 0;
-                throw mmapFailure("SQE array", (int) e);
-            }
-            this.sqRingAddr = sqMap;
-            this.sqRingLen = sqLen;
-            this.cqRingAddr = cqMap;
-            this.cqRingLen = cqLen;
-            this.sqesAddr = sqeMap;
-            this.sqesLen = sqeLen;
-            this.arena = a;
-            this.sqRing = MemorySegment.ofAddress(sqMap).reinterpret(sqLen, a, null);
-            this.cqRing = single ? sqRing : MemorySegment.ofAddress(cqMap).reinterpret(cqLen, a, null);
-            this.sqes = MemorySegment.ofAddress(sqeMap).reinterpret(sqeLen, a, null);
-
-            this.sqHead = p.get(JAVA_INT, IoUringParams.SQ_OFF_HEAD);
-            this.sqTail = p.get(JAVA_INT, IoUringParams.SQ_OFF_TAIL);
-            this.sqFlags = p.get(JAVA_INT, IoUringParams.SQ_OFF_FLAGS);
-            this.sqDropped = p.get(JAVA_INT, IoUringParams.SQ_OFF_DROPPED);
-            this.sqMask = sqRing.get(JAVA_INT, p.get(JAVA_INT, IoUringParams.SQ_OFF_RING_MASK));
-            this.cqHead = p.get(JAVA_INT, IoUringParams.CQ_OFF_HEAD);
-            this.cqTail = p.get(JAVA_INT, IoUringParams.CQ_OFF_TAIL);
-            this.cqOverflow = p.get(JAVA_INT, IoUringParams.CQ_OFF_OVERFLOW);
-            this.cqFlags = p.get(JAVA_INT, IoUringParams.CQ_OFF_FLAGS);
-            this.cqes = p.get(JAVA_INT, IoUringParams.CQ_OFF_CQES);
-            this.cqMask = cqRing.get(JAVA_INT, p.get(JAVA_INT, IoUringParams.CQ_OFF_RING_MASK));
-
-            if (!noSqArray) {
-                // Identity indirection, written once: SQE i always sits at array slot i, so a submit only moves the tail.
-                for (int i = 0; i < sqEntries; i++) {
-                    sqRing.set(JAVA_INT, sqArrayOff + (long) i * Integer.BYTES, i);
-                }
-            }
-            this.sqeTail = (int) INT.getAcquire(sqRing, sqTail);
-            this.publishedTail = sqeTail;
-            this.cqLocalHead = (int) INT.getAcquire(cqRing, cqHead);
-            this.waitArg = a.allocate(IoUringRsrc.GETEVENTS_ARG);
-            this.waitTs = a.allocate(KernelTimespec.LAYOUT);
-            this.enterFd = fd;
-            this.owner = Thread.currentThread();
-            this.completionOwner = owner;
-            this.probe = loadProbe(sys, fd);
-            this.supported = probe.known() ? probe.table() : null;
-            this.sqe = new Sqe(this, sqes);
-            this.cleanable = CLEANER.register(this, new Release(sys, a, fd, sqMap, sqLen, cqMap, cqLen, sqeMap, sqeLen));
-            ok = true;
-        } finally {
-            if (!ok) {
-                if (sqeMap != 0) {
-                    sys.munmap(sqeMap, sqeLen);
-                }
-                if (cqMap != 0 && cqMap != sqMap) {
-                    sys.munmap(cqMap, cqLen);
-                }
-                if (sqMap != 0) {
-                    sys.munmap(sqMap, sqLen);
-                }
-                if (fd >= 0) {
-                    sys.close(fd);
-                }
-                a.close();
-            }
-        }
-    }
-
-    private static UringException mmapFailure(String what, int errno) {
-        String msg = Errno.name(errno) + " during mmap of the io_uring " + what;
-        if (errno == Errno.ENOMEM) {
-            msg += ": locked-memory limit (ulimit -l) is " + UringUnavailableException.memlock();
-        }
-        return new UringException("mmap", errno, msg);
-    }
-
-    private static Probe loadProbe(Syscalls sys, int fd) {
-        int ops = 256;
-        try (Arena tmp = Arena.ofConfined()) {
-            MemorySegment p = tmp.allocate(IoUringProbe.sizeFor(ops), 8);
-            int r = sys.ioUringRegister(fd, Uapi.IORING_REGISTER_PROBE, p, ops);
-            if (r < 0) {
-                return new Probe(-1, new boolean[0], false);
-            }
-            int last = Byte.toUnsignedInt(p.get(java.lang.foreign.ValueLayout.JAVA_BYTE, IoUringProbe.LAST_OP));
-            int len = Byte.toUnsignedInt(p.get(java.lang.foreign.ValueLayout.JAVA_BYTE, IoUringProbe.OPS_LEN));
-            boolean[] table = new boolean[256];
-            for (int i = 0; i < len; i++) {
-                long base = IoUringProbe.OPS + i * IoUringProbe.OP_LAYOUT.byteSize();
-                int op = Byte.toUnsignedInt(p.get(java.lang.foreign.ValueLayout.JAVA_BYTE, base + IoUringProbe.OP_OP));
-                short f = p.get(java.lang.foreign.ValueLayout.JAVA_SHORT, base + IoUringProbe.OP_FLAGS);
-                table[op] = (f & IoUringProbe.OP_SUPPORTED) != 0;
-            }
-            return new Probe(last, table, true);
-        }
+        RingMemory m = new RingMemory(o);
+        this.sys = m.sys;
+        this.ringFd = m.ringFd;
+        this.flags = m.flags;
+        this.features = m.features;
+        this.sqEntries = m.sqEntries;
+        this.cqEntries = m.cqEntries;
+        this.sqRing = m.sqRing;
+        this.cqRing = m.cqRing;
+        this.sqHead = m.sqHead;
+        this.sqTail = m.sqTail;
+        this.sqFlags = m.sqFlags;
+        this.sqDropped = m.sqDropped;
+        this.sqMask = m.sqMask;
+        this.cqHead = m.cqHead;
+        this.cqTail = m.cqTail;
+        this.cqOverflow = m.cqOverflow;
+        this.cqes = m.cqes;
+        this.cqMask = m.cqMask;
+        this.sqeShift = m.sqeShift;
+        this.cqeShift = m.cqeShift;
+        this.waitArg = m.waitArg;
+        this.waitTs = m.waitTs;
+        this.probe = m.probe;
+        this.supported = probe.known() ? probe.table() : null;
+        this.mappings = new long[] {m.sqRingAddr, m.sqRingLen, m.cqRingAddr, m.cqRingLen, m.sqesAddr, m.sqesLen};
+        this.sqeTail = (int) INT.getAcquire(sqRing, sqTail);
+        this.publishedTail = sqeTail;
+        this.cqLocalHead = (int) INT.getAcquire(cqRing, cqHead);
+        this.enterFd = ringFd;
+        this.owner = Thread.currentThread();
+        this.completionOwner = owner;
+        this.registrar = new Registrar(this, sys, ringFd);
+        this.sqe = new Sqe(this, m.sqes);
+        this.cleanable = CLEANER.register(this, m.release);
     }
 
     /** Options for {@link IoUring#open(Options)}; each flag reaches {@code io_uring_setup} as given. */
@@ -520,20 +370,7 @@ public final class IoUring implements AutoCloseable {
      * otherwise read or write wherever the address points.
      */
     void checkFixedRange(long address, long length, int index) {
-        long[] bufs = fixedBuffers;
-        if (bufs == null) {
-            throw new IllegalArgumentException("no buffers are registered with this ring (registerBuffers)");
-        }
-        if (index < 0 || 2 * index >= bufs.length) {
-            throw new IllegalArgumentException("registered buffer index " + index + " outside 0.." + (bufs.length / 2 - 1));
-        }
-        long base = bufs[2 * index];
-        long end = base + bufs[2 * index + 1];
-        if (address < base || length < 0 || address + length > end) {
-            throw new IllegalArgumentException("0x" + Long.toHexString(address) + " + " + length
-                    + " bytes lies outside registered buffer " + index + " (0x" + Long.toHexString(base) + " + "
-                    + (end - base) + ")");
-        }
+        registrar.checkFixedRange(address, length, index);
     }
 
     boolean opSupported(int opcode) {
@@ -712,40 +549,14 @@ public final class IoUring implements AutoCloseable {
 
     // ------------------------------------------------------------------------------------------------ registration
 
-    private int register(String what, int opcode, MemorySegment arg, int nr) throws UringException {
-        checkOwner();
-        while (true) {
-            int r = sys.ioUringRegister(ringFd, opcode, arg, nr);
-            if (r >= 0) {
-                return r;
-            }
-            if (r == -Errno.EINTR) {
-                continue;
-            }
-            String msg = Errno.name(-r) + " during " + what;
-            if (r == -Errno.ENOMEM && opcode == Uapi.IORING_REGISTER_BUFFERS) {
-                msg += ": registered buffers count against the locked-memory limit (ulimit -l), now "
-                        + UringUnavailableException.memlock();
-            }
-            throw new UringException(what, -r, msg);
-        }
-    }
-
     /** Registers {@code fds} as the fixed file table: slot i is {@code fds[i]} ({@code -1} leaves it empty). */
     public void registerFiles(int... fds) throws UringException {
-        try (Arena tmp = Arena.ofConfined()) {
-            register("IORING_REGISTER_FILES", Uapi.IORING_REGISTER_FILES, tmp.allocateFrom(JAVA_INT, fds), fds.length);
-        }
+        registrar.files(fds);
     }
 
     /** Registers an empty fixed file table of {@code count} slots ({@code IORING_RSRC_REGISTER_SPARSE}, 5.19). */
     public void registerFilesSparse(int count) throws UringException {
-        try (Arena tmp = Arena.ofConfined()) {
-            MemorySegment r = tmp.allocate(IoUringRsrc.RSRC_REGISTER);
-            r.set(JAVA_INT, IoUringRsrc.RSRC_REGISTER_NR, count);
-            r.set(JAVA_INT, IoUringRsrc.RSRC_REGISTER_FLAGS, IoUringRsrc.REGISTER_SPARSE);
-            register("IORING_REGISTER_FILES2 (sparse)", Uapi.IORING_REGISTER_FILES2, r, (int) r.byteSize());
-        }
+        registrar.filesSparse(count);
     }
 
     /**
@@ -754,17 +565,11 @@ public final class IoUring implements AutoCloseable {
      * number of slots updated.
      */
     public int updateFiles(int offset, int... fds) throws UringException {
-        try (Arena tmp = Arena.ofConfined()) {
-            MemorySegment arr = tmp.allocateFrom(JAVA_INT, fds);
-            MemorySegment u = tmp.allocate(IoUringRsrc.FILES_UPDATE);
-            u.set(JAVA_INT, IoUringRsrc.FILES_UPDATE_OFFSET, offset);
-            u.set(JAVA_LONG, IoUringRsrc.FILES_UPDATE_FDS, arr.address());
-            return register("IORING_REGISTER_FILES_UPDATE", Uapi.IORING_REGISTER_FILES_UPDATE, u, fds.length);
-        }
+        return registrar.updateFiles(offset, fds);
     }
 
     public void unregisterFiles() throws UringException {
-        register("IORING_UNREGISTER_FILES", Uapi.IORING_UNREGISTER_FILES, MemorySegment.NULL, 0);
+        registrar.unregisterFiles();
     }
 
     /**
@@ -772,43 +577,20 @@ public final class IoUring implements AutoCloseable {
      * pins the pages; they count against the locked-memory limit.
      */
     public void registerBuffers(MemorySegment... buffers) throws UringException {
-        try (Arena tmp = Arena.ofConfined()) {
-            MemorySegment iov = tmp.allocate(Iovec.LAYOUT, buffers.length);
-            for (int i = 0; i < buffers.length; i++) {
-                if (!buffers[i].isNative()) {
-                    throw new IllegalArgumentException("buffer " + i + " is on the heap; registered buffers must be native");
-                }
-                if (!buffers[i].scope().isAlive()) {
-                    throw new IllegalStateException("buffer " + i + " belongs to a closed arena");
-                }
-                long base = i * Iovec.LAYOUT.byteSize();
-                iov.set(JAVA_LONG, base + Iovec.BASE, buffers[i].address());
-                iov.set(JAVA_LONG, base + Iovec.LEN, buffers[i].byteSize());
-            }
-            register("IORING_REGISTER_BUFFERS", Uapi.IORING_REGISTER_BUFFERS, iov, buffers.length);
-            long[] ranges = new long[2 * buffers.length];
-            for (int i = 0; i < buffers.length; i++) {
-                ranges[2 * i] = buffers[i].address();
-                ranges[2 * i + 1] = buffers[i].byteSize();
-            }
-            fixedBuffers = ranges;
-        }
+        registrar.buffers(buffers);
     }
 
     public void unregisterBuffers() throws UringException {
-        register("IORING_UNREGISTER_BUFFERS", Uapi.IORING_UNREGISTER_BUFFERS, MemorySegment.NULL, 0);
-        fixedBuffers = null;
+        registrar.unregisterBuffers();
     }
 
     /** Signals {@code eventFd} on each completion. */
     public void registerEventFd(int eventFd) throws UringException {
-        try (Arena tmp = Arena.ofConfined()) {
-            register("IORING_REGISTER_EVENTFD", Uapi.IORING_REGISTER_EVENTFD, tmp.allocateFrom(JAVA_INT, eventFd), 1);
-        }
+        registrar.eventFd(eventFd);
     }
 
     public void unregisterEventFd() throws UringException {
-        register("IORING_UNREGISTER_EVENTFD", Uapi.IORING_UNREGISTER_EVENTFD, MemorySegment.NULL, 0);
+        registrar.unregisterEventFd();
     }
 
     /**
@@ -823,7 +605,7 @@ public final class IoUring implements AutoCloseable {
             MemorySegment u = tmp.allocate(IoUringRsrc.RSRC_UPDATE2);
             u.set(JAVA_INT, IoUringRsrc.RSRC_UPDATE2_OFFSET, -1); // any free slot
             u.set(JAVA_LONG, IoUringRsrc.RSRC_UPDATE2_DATA, ringFd);
-            int n = register("IORING_REGISTER_RING_FDS", Uapi.IORING_REGISTER_RING_FDS, u, 1);
+            int n = registrar.register("IORING_REGISTER_RING_FDS", Uapi.IORING_REGISTER_RING_FDS, u, 1);
             if (n != 1) {
                 throw new UringException("IORING_REGISTER_RING_FDS", Errno.EINVAL);
             }
@@ -841,7 +623,7 @@ public final class IoUring implements AutoCloseable {
     public int[] setIoWqMaxWorkers(int bounded, int unbounded) throws UringException {
         try (Arena tmp = Arena.ofConfined()) {
             MemorySegment v = tmp.allocateFrom(JAVA_INT, bounded, unbounded);
-            register("IORING_REGISTER_IOWQ_MAX_WORKERS", Uapi.IORING_REGISTER_IOWQ_MAX_WORKERS, v, 2);
+            registrar.register("IORING_REGISTER_IOWQ_MAX_WORKERS", Uapi.IORING_REGISTER_IOWQ_MAX_WORKERS, v, 2);
             return new int[] {v.getAtIndex(JAVA_INT, 0), v.getAtIndex(JAVA_INT, 1)};
         }
     }
@@ -915,24 +697,9 @@ public final class IoUring implements AutoCloseable {
         cleanable.clean();
     }
 
-    /** What a ring holds of the system, released once: by {@link #close()}, or by the cleaner when unreachable. */
-    private record Release(Syscalls sys, Arena arena, int fd, long sqMap, long sqLen, long cqMap, long cqLen,
-            long sqeMap, long sqeLen) implements Runnable {
-        @Override
-        public void run() {
-            arena.close();
-            sys.munmap(sqeMap, sqeLen);
-            if (cqMap != sqMap) {
-                sys.munmap(cqMap, cqLen);
-            }
-            sys.munmap(sqMap, sqLen);
-            sys.close(fd);
-        }
-    }
-
     /** The mappings as {address, length} pairs: SQ ring, CQ ring (same as SQ with SINGLE_MMAP), SQEs. For tests. */
     long[] mappings() {
-        return new long[] {sqRingAddr, sqRingLen, cqRingAddr, cqRingLen, sqesAddr, sqesLen};
+        return mappings.clone();
     }
 
     @Override
