@@ -25,10 +25,14 @@ class ReadmeExampleTest {
         Map<Long, Integer> results = new HashMap<>();
         try (Arena arena = Arena.ofConfined();
                 IoUring ring = IoUring.open(IoUring.options().entries(64).flags(SetupFlag.SINGLE_ISSUER))) {
-            ring.nextSqe().openat(-100, arena.allocateFrom(file.toString()), 0, 0).userData(1);
+            ring.nextSqe().openat(At.FDCWD, arena.allocateFrom(file.toString()), OpenFlag.RDONLY | OpenFlag.CLOEXEC, 0)
+                    .userData(1);
             ring.submitAndWait(1);
             int[] fd = {-1};
             ring.reap((userData, res, flags) -> fd[0] = res);
+            if (fd[0] < 0) {
+                throw new io.github.uring4j.ErrnoException("OPEN", -fd[0]);
+            }
             assertTrue(fd[0] >= 0);
 
             MemorySegment buf = arena.allocate(4096, 4096);
