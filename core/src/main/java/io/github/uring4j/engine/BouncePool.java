@@ -4,18 +4,26 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
- * Direct memory that heap buffers are copied through: the kernel must never see a heap address (the GC moves
- * objects). Power-of-two classes from 4 KiB to 1 MiB are kept for reuse; larger requests get memory of their
- * own that the GC frees. Every segment is 4096-byte aligned, so it also serves {@code O_DIRECT}.
+ * Library memory that the kernel reads and writes instead of memory it must not be given: heap buffers (the GC
+ * moves objects) and arenas their owner may close. Power-of-two classes from 4 KiB to 1 MiB are kept for reuse, up
+ * to 4 MiB per class (1024 buffers of 4 KiB: enough for a deep queue of small reads); larger requests get memory of
+ * their own that the GC frees. Every segment is 4096-byte aligned, so it also serves {@code O_DIRECT}.
  */
 public final class BouncePool {
     public static final int ALIGN = 4096;
     private static final int MIN_SHIFT = 12;
     private static final int MAX_SHIFT = 20;
-    private static final int KEEP = 8;
+    /** Bytes kept idle per size class. */
+    private static final int KEEP_BYTES = 4 << 20;
 
-    private final MemorySegment[][] idle = new MemorySegment[MAX_SHIFT + 1][KEEP];
+    private final MemorySegment[][] idle = new MemorySegment[MAX_SHIFT + 1][];
     private final int[] count = new int[MAX_SHIFT + 1];
+
+    public BouncePool() {
+        for (int s = MIN_SHIFT; s <= MAX_SHIFT; s++) {
+            idle[s] = new MemorySegment[Math.max(4, KEEP_BYTES >> s)];
+        }
+    }
 
     private static int shiftFor(long len) {
         int s = 64 - Long.numberOfLeadingZeros(Math.max(1, len) - 1);
@@ -47,7 +55,7 @@ public final class BouncePool {
             return;
         }
         synchronized (this) {
-            if (count[s] < KEEP) {
+            if (count[s] < idle[s].length) {
                 idle[s][count[s]++] = m;
             }
         }

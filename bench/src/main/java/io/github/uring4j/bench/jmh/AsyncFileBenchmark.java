@@ -1,8 +1,10 @@
 package io.github.uring4j.bench.jmh;
 
 import io.github.uring4j.file.AsyncFile;
+import io.github.uring4j.file.BufferPool;
 import io.github.uring4j.file.IoExecutor;
 import java.io.IOException;
+import java.lang.foreign.Arena;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.AsynchronousFileChannel;
@@ -21,6 +23,7 @@ import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
@@ -45,8 +48,18 @@ public class AsyncFileBenchmark {
     static final int BLOCK = 4096;
     static final long FILE_SIZE = 64L << 20;
 
+    /**
+     * Where the buffers live: memory the library holds goes to the kernel as it is ({@code direct}: {@code
+     * ByteBuffer.allocateDirect}; {@code pool}: a registered {@code BufferPool}); a shared arena's memory, which its
+     * owner may free at any moment, is copied through library memory ({@code sharedArena}).
+     */
+    @Param({"direct", "pool", "sharedArena"})
+    public String memory;
+
     private Path file;
     private IoExecutor executor;
+    private BufferPool pool;
+    private Arena arena;
     private AsyncFile asyncFile;
     private AsynchronousFileChannel jdk;
     private final Slot[] slots = new Slot[BATCH];
@@ -57,9 +70,12 @@ public class AsyncFileBenchmark {
 
     /** One buffer in flight; also the attachment, so the handler path boxes nothing. */
     final class Slot {
-        final ByteBuffer buf = ByteBuffer.allocateDirect(BLOCK + 4096).alignedSlice(4096).limit(BLOCK).slice()
-                .order(ByteOrder.LITTLE_ENDIAN);
+        final ByteBuffer buf;
         long offset;
+
+        Slot(ByteBuffer buf) {
+            this.buf = buf.order(ByteOrder.LITTLE_ENDIAN);
+        }
 
         void check(int n) {
             if (n != BLOCK || buf.getLong(0) != offset || buf.getLong(BLOCK - 8) != offset + BLOCK - 8) {
@@ -92,8 +108,17 @@ public class AsyncFileBenchmark {
         executor = IoExecutor.builder().loops(1).entries(128).name("jmh-loop").build();
         asyncFile = AsyncFile.open(executor, file, StandardOpenOption.READ).get();
         jdk = AsynchronousFileChannel.open(file, StandardOpenOption.READ);
+        if (memory.equals("pool")) {
+            pool = BufferPool.builder().bufferSize(BLOCK).count(BATCH).register(executor).build();
+        } else if (memory.equals("sharedArena")) {
+            arena = Arena.ofShared();
+        }
         for (int i = 0; i < BATCH; i++) {
-            slots[i] = new Slot();
+            slots[i] = new Slot(switch (memory) {
+                case "pool" -> pool.acquireBuffer();
+                case "sharedArena" -> arena.allocate(BLOCK, 4096).asByteBuffer();
+                default -> ByteBuffer.allocateDirect(BLOCK + 4096).alignedSlice(4096).limit(BLOCK).slice();
+            });
         }
     }
 
@@ -160,8 +185,17 @@ public class AsyncFileBenchmark {
     @TearDown(Level.Trial)
     public void tearDown() throws IOException {
         asyncFile.close();
-        executor.close();
         jdk.close();
+        if (pool != null) {
+            for (Slot slot : slots) {
+                pool.release(slot.buf);
+            }
+            pool.close();
+        }
+        executor.close();
+        if (arena != null) {
+            arena.close();
+        }
         Files.deleteIfExists(file);
         if (failures != 0) {
             throw new IllegalStateException(failures + " reads returned wrong data");
