@@ -352,6 +352,8 @@ public final class ThreadsBackend implements IoBackend {
         for (Runnable r : pool.shutdown()) {
             if (r instanceof Task t) {
                 end(t, 0, new AsynchronousCloseException());
+            } else {
+                r.run(); // the end of a file's close: it must still tell its caller
             }
         }
         for (ThreadsFile f : files) {

@@ -29,8 +29,7 @@ import java.util.concurrent.CompletableFuture;
  * the loop thread only.
  */
 final class EventLoop implements Runnable {
-    /** A completion whose result nothing waits for (the close of an abandoned open). */
-    static final long IGNORE = -3L;
+    /** The ASYNC_CANCEL of everything at shutdown: its own result matters to nobody. */
     private static final long CANCEL_ALL = -2L;
 
     final UringBackend backend;
