@@ -29,7 +29,7 @@ final class Closer {
     /** Home loop: a close request for {@code f} arrived. */
     void begin(Request r, UringFile f) {
         Slot s = loop.slots.take(r);
-        loop.countInFlight();
+        loop.stats.inFlight(loop.slots.used());
         s.stage = Encoder.CLOSE_QUIESCE;
         f.closeSlot = s;
         int mask = f.touchedLoops();
@@ -65,7 +65,7 @@ final class Closer {
             Slot s = loop.slots.get(i);
             Request r = s.request;
             if (r != null && r.handle == f && r.kind != Request.CLOSE && s.cqes > 0) {
-                loop.queueCancel(s);
+                loop.cancels.queue(s);
             }
         }
         if (p.inflight == 0) {

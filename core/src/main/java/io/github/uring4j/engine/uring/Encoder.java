@@ -187,7 +187,7 @@ final class Encoder {
         int idx = fixedIndex(a, len);
         Sqe e;
         if (idx >= 0) {
-            loop.countFixed();
+            loop.stats.fixedOne();
             e = read ? ring.nextSqe().readFixed(t, a, len, r.position, idx)
                     : ring.nextSqe().writeFixed(t, a, len, r.position, idx);
         } else {

@@ -25,7 +25,7 @@ import java.util.concurrent.CompletableFuture;
  * results, {@link Closer} runs the close of a file. This class is the thread: intake, the submit/reap cycle, and
  * how it waits.
  *
- * <p>Everything but {@link #enqueue}, {@link #wake()}, {@link #beginShutdown()} and the volatile counters runs on
+ * <p>Everything but {@link #enqueue}, {@link #enqueueMessage}, {@link #beginShutdown()} and {@link #stats} runs on
  * the loop thread only.
  */
 final class EventLoop implements Runnable {
@@ -50,52 +50,8 @@ final class EventLoop implements Runnable {
      * stays reachable for the life of the process. Only a failed loop adds here.
      */
     private static final java.util.List<Object> KEPT_FOR_THE_KERNEL = new java.util.concurrent.CopyOnWriteArrayList<>();
-    /**
-     * Statistics the loop writes and any thread reads: written with opaque stores (no fence on the hot path), read
-     * with opaque loads; a reader sees a recent value, which is all a statistic needs.
-     */
-    private int inFlight;
-    private long fixedOps;
-    private long completed;
-    private static final java.lang.invoke.VarHandle IN_FLIGHT;
-    private static final java.lang.invoke.VarHandle FIXED_OPS;
-    private static final java.lang.invoke.VarHandle COMPLETED;
-
-    static {
-        try {
-            java.lang.invoke.MethodHandles.Lookup l = java.lang.invoke.MethodHandles.lookup();
-            IN_FLIGHT = l.findVarHandle(EventLoop.class, "inFlight", int.class);
-            FIXED_OPS = l.findVarHandle(EventLoop.class, "fixedOps", long.class);
-            COMPLETED = l.findVarHandle(EventLoop.class, "completed", long.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
-    /** Slots in use (requests in the kernel or between entries). Any thread. */
-    int inFlight() {
-        return (int) IN_FLIGHT.getOpaque(this);
-    }
-
-    /** READ_FIXED/WRITE_FIXED entries prepared (diagnostics and tests). Any thread. */
-    long fixedOps() {
-        return (long) FIXED_OPS.getOpaque(this);
-    }
-
-    /** Requests ended on this loop. Any thread. */
-    long completed() {
-        return (long) COMPLETED.getOpaque(this);
-    }
-
-    /** Loop thread: the slot count changed. */
-    void countInFlight() {
-        IN_FLIGHT.setOpaque(this, slots.used());
-    }
-
-    /** Loop thread: one more fixed-buffer entry. */
-    void countFixed() {
-        FIXED_OPS.setOpaque(this, fixedOps + 1);
-    }
+    /** What the loop counts, for any thread to read. */
+    final LoopStats stats = new LoopStats();
     Thread thread;
 
     // ------------------------------------------------------------------------------------------ loop thread
@@ -106,14 +62,13 @@ final class EventLoop implements Runnable {
     Encoder encoder;
     Completions completions;
     Closer closer;
+    Cancels cancels;
     /** Completions still to come for entries already prepared. */
     long expected;
     /** Requests issued on this thread, in order. */
     private final ArrayDeque<Request> local = new ArrayDeque<>();
     /** Slots whose next entries wait for room in the SQ. */
     private final ArrayDeque<Slot> retries = new ArrayDeque<>();
-    /** ASYNC_CANCELs waiting for room in the SQ. */
-    private final ArrayDeque<Object[]> cancels = new ArrayDeque<>();
     /** Files with requests or waiting requests on this loop. */
     final ArrayList<UringFile> touched = new ArrayList<>();
     /** Files this loop opened and will close at shutdown if their owners do not. */
@@ -235,6 +190,7 @@ final class EventLoop implements Runnable {
         encoder = new Encoder(this);
         completions = new Completions(this);
         closer = new Closer(this);
+        cancels = new Cancels(this);
         ftruncateOp = ring.probe().supports(Opcode.FTRUNCATE);
         encoder.init(config.registeredFiles);
         // The first submission proves the ring takes work (a ring set up disabled, or one the kernel refuses
@@ -258,7 +214,7 @@ final class EventLoop implements Runnable {
                 startShutdown();
             }
             progress |= intake();
-            progress |= sendCancels();
+            progress |= cancels.send();
             progress |= processRetries();
             if (!closing && wakeup.arm(ring)) {
                 expected++;
@@ -316,7 +272,7 @@ final class EventLoop implements Runnable {
 
     private boolean hasWork() {
         return (closing && !cancelAllSent) || !queue.isEmpty() || !local.isEmpty() || !retries.isEmpty()
-                || !cancels.isEmpty();
+                || cancels.pending();
     }
 
     // ------------------------------------------------------------------------------------------ intake
@@ -391,7 +347,7 @@ final class EventLoop implements Runnable {
 
     /** Prepares the slot's entries now, or when the SQ has room. */
     void start(Slot s) {
-        countInFlight();
+        stats.inFlight(slots.used());
         if (!s.queued && retries.isEmpty() && encoder.encodeIfRoom(s)) {
             return;
         }
@@ -432,8 +388,8 @@ final class EventLoop implements Runnable {
     void release(Slot s) {
         Request r = s.request;
         slots.give(s);
-        countInFlight();
-        COMPLETED.setOpaque(this, completed + 1);
+        stats.inFlight(slots.used());
+        stats.completedOne();
         if (r == null || r.handle == null || r.kind == Request.OPEN || r.kind == Request.CLOSE) {
             return;
         }
@@ -455,45 +411,6 @@ final class EventLoop implements Runnable {
             p.inflight++;
             start(slots.take(next));
         }
-    }
-
-    // ------------------------------------------------------------------------------------------ cancellation
-
-    /** Sends ASYNC_CANCEL for {@code target} if this loop has it in the kernel (generation {@code gen}). */
-    void cancelInKernel(Request target, int gen) {
-        if (target.generation() != gen) {
-            return; // ended meanwhile
-        }
-        for (int i = 0; i < slots.capacity(); i++) {
-            Slot s = slots.get(i);
-            if (s.request == target && s.cqes > 0) {
-                queueCancel(s);
-                return;
-            }
-        }
-        // Not in a slot here: waiting or queued requests see the mark when they are taken in.
-    }
-
-    /** Queues an ASYNC_CANCEL of the slot's main entry. */
-    void queueCancel(Slot s) {
-        cancels.add(new Object[] {s, s.request, s.request.generation()});
-    }
-
-    private boolean sendCancels() throws UringException {
-        boolean progress = false;
-        while (!cancels.isEmpty()) {
-            if (!encoder.room()) {
-                break;
-            }
-            Object[] c = cancels.poll();
-            Slot s = (Slot) c[0];
-            Request r = (Request) c[1];
-            if (s.request == r && r.generation() == (int) c[2] && s.cqes > 0) {
-                encoder.cancel(s);
-                progress = true;
-            }
-        }
-        return progress;
     }
 
     // ------------------------------------------------------------------------------------------ shutdown
@@ -569,10 +486,10 @@ final class EventLoop implements Runnable {
 
     /** A racy snapshot of the loop's state, for diagnosing a hang. */
     String describe() {
-        StringBuilder sb = new StringBuilder(name).append(": inFlight=").append(inFlight()).append(" expected=")
+        StringBuilder sb = new StringBuilder(name).append(": inFlight=").append(stats.inFlight()).append(" expected=")
                 .append(expected).append(" retries=").append(retries.size()).append(" local=").append(local.size())
                 .append(" queueEmpty=").append(queue.isEmpty()).append(' ').append(wakeup == null ? "" : wakeup.describe())
-                .append(" closing=").append(closing).append(" completed=").append(completed());
+                .append(" closing=").append(closing).append(" completed=").append(stats.completed());
         return sb.toString();
     }
 }

@@ -27,7 +27,7 @@ abstract class LoopMessage extends MpscQueue.Node {
 
         @Override
         void run(EventLoop loop) {
-            loop.cancelInKernel(target, generation);
+            loop.cancels.inKernel(target, generation);
         }
     }
 

@@ -269,7 +269,7 @@ public final class UringBackend implements IoBackend {
     public int inFlight() {
         int n = 0;
         for (EventLoop l : loops) {
-            n += l.inFlight();
+            n += l.stats.inFlight();
         }
         return n;
     }
@@ -287,7 +287,7 @@ public final class UringBackend implements IoBackend {
     public long fixedOps() {
         long n = 0;
         for (EventLoop l : loops) {
-            n += l.fixedOps();
+            n += l.stats.fixedOps();
         }
         return n;
     }
