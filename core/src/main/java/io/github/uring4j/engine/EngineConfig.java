@@ -34,8 +34,14 @@ public final class EngineConfig {
     public int maxThreads = 256;
     public ThreadFactory threadFactory;
     public String name = "uring4j";
-    public Syscalls syscalls = Syscalls.system();
+    /** The system-call layer; null: the real one, looked up only when a backend needs native calls. */
+    public Syscalls syscalls;
     public ErrorMapper errors;
+    /** The system-call layer to use (the real one unless a test gave another). */
+    public Syscalls syscalls() {
+        return syscalls != null ? syscalls : Syscalls.system();
+    }
+
     /** Test seam: rewrites results before the rules see them. */
     public ResultFilter resultFilter;
 }

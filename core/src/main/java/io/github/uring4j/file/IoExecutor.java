@@ -173,7 +173,7 @@ public final class IoExecutor implements AutoCloseable {
         private Backend backend = Backend.AUTO;
         private boolean backendFromProperty;
         private String name;
-        private Syscalls syscalls = Syscalls.system();
+        private Syscalls syscalls;
         private ResultFilter resultFilter;
 
         private Builder() {

@@ -12,8 +12,16 @@ import java.lang.foreign.MemorySegment;
  */
 public interface Syscalls {
 
-    /** The running kernel, through libc. */
+    /**
+     * The running kernel, through libc.
+     *
+     * @throws IllegalCallerException when native access is denied ({@link NativeAccess#problem()} says why)
+     */
     static Syscalls system() {
+        String p = NativeAccess.problem();
+        if (p != null) {
+            throw new IllegalCallerException(p);
+        }
         return LibcSyscalls.INSTANCE;
     }
 

@@ -17,6 +17,11 @@ public final class UringUnavailableException extends UringException {
         super("io_uring_setup", errno, explain(errno));
     }
 
+    /** With the cause and the fix already in words (native access denied, for example). */
+    public UringUnavailableException(int errno, String message) {
+        super("io_uring_setup", errno, message);
+    }
+
     /** True when {@code io_uring_setup} failing with this errno means "io_uring is not usable here". */
     public static boolean isUnavailable(int errno) {
         int e = Math.abs(errno);

@@ -10,9 +10,16 @@ final class ChildJvm {
     }
 
     static ProcessBuilder builder(List<String> wrapper, List<String> jvmArgs, String... args) {
+        List<String> all = new ArrayList<>();
+        all.add("--enable-native-access=ALL-UNNAMED");
+        all.addAll(jvmArgs);
+        return bare(wrapper, all, args);
+    }
+
+    /** A child JVM with exactly {@code jvmArgs} (no native access unless they grant it). */
+    static ProcessBuilder bare(List<String> wrapper, List<String> jvmArgs, String... args) {
         List<String> cmd = new ArrayList<>(wrapper);
         cmd.add(ProcessHandle.current().info().command().orElseThrow());
-        cmd.add("--enable-native-access=ALL-UNNAMED");
         cmd.addAll(jvmArgs);
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));

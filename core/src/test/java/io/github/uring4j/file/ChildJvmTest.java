@@ -120,4 +120,23 @@ class ChildJvmTest {
         assertEquals(1, out.stream().filter(l -> l.contains("falling back to the threads backend")).count(),
                 "one warning: " + out);
     }
+
+    /**
+     * A JVM with {@code --illegal-native-access=deny} and no {@code --enable-native-access}: the default executor
+     * works on the threads backend (the JDK's channels) and says once why, with the flag; io_uring is refused.
+     */
+    @Test
+    void nativeAccessDeniedFallsBackToTheJdkWithOneMessage() throws Exception {
+        Process p = ChildJvm.bare(List.of(), List.of("--illegal-native-access=deny"), "denied", dir.toString())
+                .start();
+        List<String> out = output(p, 60);
+        assertEquals(0, p.exitValue(), out.toString());
+        assertTrue(out.contains("BACKEND THREADS"), out.toString());
+        String reason = out.stream().filter(l -> l.startsWith("REASON ")).findFirst().orElseThrow();
+        assertTrue(reason.contains("--enable-native-access=ALL-UNNAMED"), reason);
+        assertTrue(out.contains("IO OK"), out.toString());
+        String refused = out.stream().filter(l -> l.startsWith("REFUSED ")).findFirst().orElseThrow();
+        assertTrue(refused.contains("--enable-native-access=ALL-UNNAMED"), refused);
+        assertEquals(1, out.stream().filter(l -> l.contains("uring4j: falling back")).count(), out.toString());
+    }
 }

@@ -18,6 +18,7 @@ public final class ChildMain {
             case "memlock" -> memlock(Path.of(args[1]));
             case "durable" -> durable(Path.of(args[1]), Backend.valueOf(args[2]));
             case "seccomp" -> seccomp(Path.of(args[1]));
+            case "denied" -> nativeAccessDenied(Path.of(args[1]));
             default -> throw new IllegalArgumentException(args[0]);
         }
     }
@@ -34,6 +35,42 @@ public final class ChildMain {
         g.read(ByteBuffer.allocateDirect(8), 0);
         System.out.println("READY " + def.backend() + " " + own.backend());
         System.out.flush();
+    }
+
+    /**
+     * A JVM that denies uring4j native access: the default executor runs on the JDK's channels and says why once;
+     * an explicit io_uring executor is refused with the same reason.
+     */
+    static void nativeAccessDenied(Path dir) throws Exception {
+        IoExecutor def = IoExecutor.defaultExecutor();
+        System.out.println("BACKEND " + def.backend());
+        System.out.println("REASON " + def.fallbackReason().orElse("none"));
+        Path p = dir.resolve("denied");
+        byte[] data = new byte[10_000];
+        for (int i = 0; i < data.length; i++) {
+            data[i] = (byte) (i * 7);
+        }
+        boolean ok;
+        try (AsyncFile f = AsyncFile.open(p, StandardOpenOption.CREATE, StandardOpenOption.READ,
+                StandardOpenOption.WRITE).join()) {
+            int w = f.writeFully(ByteBuffer.wrap(data), 100).join();
+            ByteBuffer direct = ByteBuffer.allocateDirect(10_000);
+            int r = f.readFully(direct, 100).join();
+            MemorySegment seg = java.lang.foreign.Arena.ofAuto().allocate(10);
+            int r2 = f.read(seg, 100).join();
+            f.truncate(20_000).join();
+            long size = f.size().join();
+            f.force(true).join();
+            ok = w == 10_000 && r == 10_000 && r2 == 10 && size == 20_000
+                    && direct.flip().equals(ByteBuffer.wrap(data)) && seg.get(ValueLayout.JAVA_BYTE, 9) == data[9];
+        }
+        System.out.println("IO " + (ok ? "OK" : "BAD"));
+        try {
+            IoExecutor.builder().backend(Backend.IO_URING).build().close();
+            System.out.println("REFUSED no");
+        } catch (java.io.IOException e) {
+            System.out.println("REFUSED " + e.getMessage());
+        }
     }
 
     /** Case 22: registering buffers over the memlock limit falls back to unregistered I/O. */

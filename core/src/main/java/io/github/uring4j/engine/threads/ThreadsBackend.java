@@ -49,10 +49,15 @@ public final class ThreadsBackend implements IoBackend {
     private volatile boolean open = true;
     private ScheduledThreadPoolExecutor timer;
 
-    public ThreadsBackend(EngineConfig config, BouncePool bounces) {
+    /**
+     * @param jdkCalls make the calls through the JDK's {@code FileChannel} instead of the system-call layer (for a
+     *                 JVM that denies uring4j native access)
+     */
+    public ThreadsBackend(EngineConfig config, BouncePool bounces, boolean jdkCalls) {
         this.config = config;
         this.requests = new RequestPool(bounces);
-        this.calls = new Calls(config.syscalls, config.errors, config.resultFilter);
+        this.calls = jdkCalls ? new JdkCalls(config.errors)
+                : new NativeCalls(config.syscalls(), config.errors, config.resultFilter);
         this.perFile = Math.max(1, config.threads);
         ThreadFactory factory = config.threadFactory;
         this.pool = new WorkerPool(config.threads, Math.max(config.threads, config.maxThreads), r -> {
@@ -159,11 +164,11 @@ public final class ThreadsBackend implements IoBackend {
             if (r.kind == Request.OPEN) {
                 opened = open(r);
             } else {
-                int fd = r.handle.fd;
+                ThreadsFile f = (ThreadsFile) r.handle;
                 v = switch (r.kind) {
-                    case Request.READ, Request.WRITE, Request.WRITE_SYNC -> calls.transfer(r, fd);
-                    case Request.READV, Request.WRITEV -> calls.vector(r, fd);
-                    default -> calls.other(r, fd);
+                    case Request.READ, Request.WRITE, Request.WRITE_SYNC -> calls.transfer(r, f);
+                    case Request.READV, Request.WRITEV -> calls.vector(r, f);
+                    default -> calls.other(r, f);
                 };
             }
         } catch (Throwable e) {
@@ -183,22 +188,17 @@ public final class ThreadsBackend implements IoBackend {
 
     /** Opens the file, or throws what the open fails with. */
     private ThreadsFile open(Request r) throws IOException {
-        int fd = calls.open(r);
-        if (fd < 0) {
-            throw calls.openError(r, fd);
-        }
+        ThreadsFile f = calls.open(this, r);
         if (r.isCancelled() || !open) {
-            calls.close(fd);
+            calls.close(f);
             if (r.isCancelled()) {
                 throw new CancellationException("OPEN cancelled");
             }
             throw new AsynchronousCloseException();
         }
-        int[] align = r.open.direct() ? calls.directAlignment(fd) : new int[] {4096, 4096};
-        ThreadsFile f = new ThreadsFile(this, r.open, fd, align[1], align[0]);
         files.add(f);
         if (!open && files.remove(f)) {
-            calls.close(fd);
+            calls.close(f);
             throw new AsynchronousCloseException();
         }
         return f;
@@ -286,18 +286,18 @@ public final class ThreadsBackend implements IoBackend {
     }
 
     private void finishClose(ThreadsFile f, Task closeTask) {
-        int res = closeDescriptor(f);
+        IOException failure = closeDescriptor(f);
         closeTask.markEnded();
-        if (res < 0) {
-            closeTask.request.fail(config.errors.error(-res, "CLOSE", f.path, -1, false));
+        if (failure != null) {
+            closeTask.request.fail(failure);
         } else {
             closeTask.request.succeed(0);
         }
     }
 
-    private int closeDescriptor(ThreadsFile f) {
+    private IOException closeDescriptor(ThreadsFile f) {
         files.remove(f);
-        int res = calls.close(f.fd);
+        IOException res = calls.close(f);
         f.markClosed();
         if (f.deleteOnClose) {
             try {

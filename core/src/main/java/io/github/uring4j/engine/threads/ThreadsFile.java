@@ -3,6 +3,7 @@ package io.github.uring4j.engine.threads;
 import io.github.uring4j.engine.FileHandle;
 import io.github.uring4j.engine.IoBackend;
 import io.github.uring4j.engine.OpenSpec;
+import java.nio.channels.FileChannel;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,8 +17,12 @@ final class ThreadsFile extends FileHandle {
     boolean closeWhenIdle;
     boolean descriptorClosed;
 
-    ThreadsFile(IoBackend backend, OpenSpec spec, int fd, int memAlign, int offAlign) {
+    /** The JDK's channel when the calls go through it (native access denied), else null. */
+    final FileChannel channel;
+
+    ThreadsFile(IoBackend backend, OpenSpec spec, int fd, FileChannel channel, int memAlign, int offAlign) {
         super(backend, spec, fd, memAlign, offAlign);
+        this.channel = channel;
     }
 
     @Override

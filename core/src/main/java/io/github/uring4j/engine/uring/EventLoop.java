@@ -82,7 +82,7 @@ final class EventLoop implements Runnable {
         this.index = index;
         this.name = name;
         this.config = config;
-        this.sys = config.syscalls;
+        this.sys = config.syscalls();
     }
 
     // ------------------------------------------------------------------------------------------ any thread

@@ -1,0 +1,174 @@
+package io.github.uring4j.engine.threads;
+
+import io.github.uring4j.engine.ErrorMapper;
+import io.github.uring4j.engine.OpenSpec;
+import io.github.uring4j.engine.Request;
+import io.github.uring4j.engine.Rules;
+import io.github.uring4j.linux.Uapi;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.FileSystems;
+import java.nio.file.LinkOption;
+import java.nio.file.OpenOption;
+import java.nio.file.StandardOpenOption;
+import java.util.HashSet;
+import java.util.Set;
+
+/**
+ * The calls through the JDK's own {@link FileChannel}, for a JVM that denies uring4j native access
+ * ({@code --illegal-native-access=deny} without {@code --enable-native-access}): everything works, at the JDK's
+ * speed. Memory is reached through the request's buffers, never through a raw address. What the JDK cannot do is
+ * approximated and said so: {@code allocate} extends the file without reserving blocks, {@code advise} does
+ * nothing, {@code syncRange} forces the data.
+ */
+final class JdkCalls implements Calls {
+    private static final OpenOption DIRECT = directOption();
+
+    private final ErrorMapper errors;
+
+    JdkCalls(ErrorMapper errors) {
+        this.errors = errors;
+    }
+
+    /** {@code com.sun.nio.file.ExtendedOpenOption.DIRECT}, where the JDK has it. */
+    private static OpenOption directOption() {
+        try {
+            Class<?> c = Class.forName("com.sun.nio.file.ExtendedOpenOption");
+            for (Object o : c.getEnumConstants()) {
+                if (o.toString().equals("DIRECT")) {
+                    return (OpenOption) o;
+                }
+            }
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            // not in this runtime
+        }
+        return null;
+    }
+
+    @Override
+    public ThreadsFile open(ThreadsBackend backend, Request r) throws IOException {
+        OpenSpec spec = r.open;
+        int flags = spec.flags();
+        Set<OpenOption> opts = new HashSet<>();
+        if (spec.readable()) {
+            opts.add(StandardOpenOption.READ);
+        }
+        if (spec.writable()) {
+            opts.add(StandardOpenOption.WRITE);
+        }
+        if ((flags & Uapi.O_CREAT) != 0) {
+            opts.add((flags & Uapi.O_EXCL) != 0 ? StandardOpenOption.CREATE_NEW : StandardOpenOption.CREATE);
+        }
+        if ((flags & Uapi.O_TRUNC) != 0) {
+            opts.add(StandardOpenOption.TRUNCATE_EXISTING);
+        }
+        if ((flags & Uapi.O_SYNC) == Uapi.O_SYNC) {
+            opts.add(StandardOpenOption.SYNC);
+        } else if ((flags & Uapi.O_DSYNC) != 0) {
+            opts.add(StandardOpenOption.DSYNC);
+        }
+        if ((flags & Uapi.O_NOFOLLOW) != 0) {
+            opts.add(LinkOption.NOFOLLOW_LINKS);
+        }
+        if (spec.direct()) {
+            if (DIRECT == null) {
+                throw new UnsupportedOperationException("O_DIRECT without native access needs the JDK's"
+                        + " ExtendedOpenOption.DIRECT, which this runtime lacks");
+            }
+            opts.add(DIRECT);
+        }
+        // The built-in provider's path: a provider installed over it must not route this back to uring4j.
+        FileChannel ch = FileSystems.getDefault().provider().newFileChannel(
+                FileSystems.getDefault().getPath(spec.path()), opts);
+        return new ThreadsFile(backend, spec, -1, ch, 4096, 4096);
+    }
+
+    /** The memory of the request's current chunk, as a buffer positioned on it. */
+    private static ByteBuffer chunk(Request r) {
+        if (r.bounce != null) {
+            return r.bounce.asSlice(r.done, r.length).asByteBuffer();
+        }
+        if (r.keep instanceof ByteBuffer b) {
+            int from = b.position() + (int) r.done;
+            return b.duplicate().limit(from + r.length).position(from);
+        }
+        return ((MemorySegment) r.keep).asSlice(r.done, r.length).asByteBuffer();
+    }
+
+    @Override
+    public long transfer(Request r, ThreadsFile f) throws Throwable {
+        boolean read = r.kind == Request.READ;
+        while (true) {
+            ByteBuffer b = chunk(r);
+            int n = read ? f.channel.read(b, r.position) : f.channel.write(b, r.position);
+            long v = Rules.afterChunk(r, Math.max(0, n), errors);
+            if (v != Rules.MORE) {
+                if (r.kind == Request.WRITE_SYNC) {
+                    f.channel.force(false);
+                }
+                return v;
+            }
+        }
+    }
+
+    @Override
+    public long vector(Request r, ThreadsFile f) throws Throwable {
+        long total = 0;
+        for (ByteBuffer b : r.advanceAll) {
+            ByteBuffer d = b.duplicate();
+            int want = d.remaining();
+            int n = r.kind == Request.READV ? f.channel.read(d, r.position + total) : f.channel.write(d, r.position + total);
+            if (n <= 0) {
+                break;
+            }
+            total += n;
+            if (n < want) {
+                break;
+            }
+        }
+        return Rules.afterVector(r, total);
+    }
+
+    @Override
+    public long other(Request r, ThreadsFile f) throws Throwable {
+        FileChannel ch = f.channel;
+        switch (r.kind) {
+            case Request.FSYNC -> ch.force(r.metaData);
+            case Request.SIZE -> {
+                return ch.size();
+            }
+            case Request.TRUNCATE -> {
+                long size = ch.size();
+                if (r.arg < size) {
+                    ch.truncate(r.arg);
+                } else if (r.arg > size) {
+                    ch.write(ByteBuffer.allocate(1), r.arg - 1); // extends with zeros, as ftruncate does
+                }
+            }
+            case Request.ALLOCATE -> {
+                long end = r.position + r.arg;
+                if (end > ch.size()) {
+                    ch.write(ByteBuffer.allocate(1), end - 1); // grows the file; blocks are not reserved
+                }
+            }
+            case Request.ADVISE -> {
+                // the JDK has no posix_fadvise: advice is only a hint
+            }
+            case Request.SYNC_RANGE -> ch.force(false);
+            default -> throw new IllegalStateException("request kind " + r.kind);
+        }
+        return 0;
+    }
+
+    @Override
+    public IOException close(ThreadsFile f) {
+        try {
+            f.channel.close();
+            return null;
+        } catch (IOException e) {
+            return e;
+        }
+    }
+}

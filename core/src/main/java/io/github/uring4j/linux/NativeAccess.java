@@ -1,0 +1,45 @@
+package io.github.uring4j.linux;
+
+/**
+ * Whether uring4j may call native code. On JDK 22+ that needs native access for the module that calls it:
+ * {@code --enable-native-access=ALL-UNNAMED} on the class path, {@code --enable-native-access=io.github.uring4j.core}
+ * on the module path. Without the flag the JDK warns (the default) or, with {@code --illegal-native-access=deny},
+ * refuses; this class turns the refusal into one sentence with the fix.
+ */
+public final class NativeAccess {
+    private static final Object LOCK = new Object();
+    private static volatile boolean checked;
+    private static volatile String problem;
+
+    private NativeAccess() {
+    }
+
+    /** Null when native calls work here; otherwise why not, and the flag that fixes it. */
+    public static String problem() {
+        if (!checked) {
+            synchronized (LOCK) {
+                if (!checked) {
+                    try {
+                        LibcSyscalls.INSTANCE.getClass();
+                        problem = null;
+                    } catch (Throwable t) {
+                        problem = explain(t);
+                    }
+                    checked = true;
+                }
+            }
+        }
+        return problem;
+    }
+
+    private static String explain(Throwable t) {
+        Throwable cause = t;
+        while (cause.getCause() != null && !(cause instanceof IllegalCallerException)) {
+            cause = cause.getCause();
+        }
+        Module m = NativeAccess.class.getModule();
+        String flag = m.isNamed() ? "--enable-native-access=" + m.getName() : "--enable-native-access=ALL-UNNAMED";
+        return "native access is not enabled for uring4j (" + cause.getClass().getSimpleName()
+                + (cause.getMessage() != null ? ": " + cause.getMessage() : "") + "): start Java with " + flag;
+    }
+}
