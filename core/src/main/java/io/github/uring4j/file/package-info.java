@@ -13,6 +13,18 @@
  * }
  * }</pre>
  *
+ * <h2>When to use it</h2>
+ * For event-driven code and for servers on virtual threads that want the kernel's fastest file I/O with typed
+ * errors and no way to crash the JVM. The expert {@link io.github.uring4j.ring} API is one layer down.
+ *
+ * <h2>Threads</h2>
+ * Completions run on the executor's loop threads (or the workers of the thread-pool backend): keep them short,
+ * never block in them; {@code join()} on a loop thread fails at once. Operations may be started from any thread.
+ *
+ * <h2>Memory</h2>
+ * The kernel is never given memory that may be freed before the operation ends: see {@link io.github.uring4j.file.AsyncFile}
+ * for which memory goes to the kernel directly and which is copied.
+ *
  * <p>The backend is chosen with {@link io.github.uring4j.file.IoExecutor.Builder#backend} or, for the default
  * executor, the system property {@code uring4j.backend=auto|io_uring|threads}.
  */
