@@ -1,0 +1,93 @@
+package io.github.uring4j.docs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.lang.reflect.InvocationTargetException;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.spi.ToolProvider;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Every Java block of the README compiles and runs as it is written there: its imports become the class's imports,
+ * the rest the body of a method that is then called.
+ */
+class ReadmeExamplesTest {
+    @TempDir
+    Path dir;
+
+    /** The README's {@code ```java} blocks, in order. */
+    static List<String> javaBlocks() throws Exception {
+        List<String> blocks = new ArrayList<>();
+        StringBuilder current = null;
+        for (String line : Files.readAllLines(Path.of("..", "README.md"))) {
+            if (current == null && line.strip().equals("```java")) {
+                current = new StringBuilder();
+            } else if (current != null && line.strip().equals("```")) {
+                blocks.add(current.toString());
+                current = null;
+            } else if (current != null) {
+                current.append(line).append('\n');
+            }
+        }
+        return blocks;
+    }
+
+    @TestFactory
+    Stream<DynamicTest> everyJavaBlockCompilesAndRuns() throws Exception {
+        List<String> blocks = javaBlocks();
+        assertTrue(blocks.size() >= 2, "the README shows the ring and the async API: " + blocks.size() + " blocks");
+        List<DynamicTest> tests = new ArrayList<>();
+        for (int i = 0; i < blocks.size(); i++) {
+            int n = i;
+            String block = blocks.get(i);
+            tests.add(DynamicTest.dynamicTest("README java block " + (n + 1), () -> compileAndRun(n, block)));
+        }
+        return tests.stream();
+    }
+
+    private void compileAndRun(int n, String block) throws Throwable {
+        StringBuilder imports = new StringBuilder();
+        StringBuilder body = new StringBuilder();
+        for (String line : block.split("\n", -1)) {
+            (line.startsWith("import ") ? imports : body).append(line).append('\n');
+        }
+        String name = "ReadmeExample" + (n + 1);
+        String source = imports + "\npublic class " + name + " {\n    public static void run() throws Throwable {\n"
+                + body + "    }\n}\n";
+        Path src = Files.writeString(dir.resolve(name + ".java"), source);
+        Path out = Files.createDirectories(dir.resolve("classes" + n));
+        ToolProvider javac = ToolProvider.findFirst("javac").orElseThrow();
+        StringWriter messages = new StringWriter();
+        int rc = javac.run(new PrintWriter(messages), new PrintWriter(messages), "-proc:none", "-Xlint:none",
+                "-cp", System.getProperty("java.class.path"), "-d", out.toString(), src.toString());
+        assertEquals(0, rc, "README java block " + (n + 1) + " does not compile:\n" + messages + "\n" + source);
+        ByteArrayOutputStream printed = new ByteArrayOutputStream();
+        PrintStream old = System.out;
+        try (URLClassLoader loader = new URLClassLoader(new URL[] {out.toUri().toURL()}, getClass().getClassLoader())) {
+            System.setOut(new PrintStream(printed, true, StandardCharsets.UTF_8));
+            loader.loadClass(name).getMethod("run").invoke(null);
+        } catch (InvocationTargetException e) {
+            throw e.getCause();
+        } finally {
+            System.setOut(old);
+        }
+        String said = printed.toString(StandardCharsets.UTF_8);
+        old.print(said);
+        assertFalse(said.isBlank(), "README java block " + (n + 1) + " ran and printed nothing");
+    }
+}
