@@ -11,9 +11,10 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** {@code uring4j-bench}: the benchmark tools, one subcommand each. */
-@Command(name = "uring4j-bench", mixinStandardHelpOptions = true,
+@Command(name = "uring4j-bench", mixinStandardHelpOptions = true, versionProvider = Version.class,
         description = "io_uring and JDK file I/O benchmarks",
-        subcommands = {IopsCommand.class, GenerateCommand.class, ReadCommand.class, LoadTypesCommand.class, FioCommand.class, ReportCommand.class, JmhCommand.class})
+        subcommands = {IopsCommand.class, GenerateCommand.class, ReadCommand.class, LoadTypesCommand.class,
+            FioCommand.class, ReportCommand.class, JmhCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 
     @CommandLine.Spec

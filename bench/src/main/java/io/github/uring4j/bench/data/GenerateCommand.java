@@ -8,7 +8,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** {@code generate}: writes a data set of hash-filled 4 KiB blocks. */
-@Command(name = "generate", mixinStandardHelpOptions = true,
+@Command(name = "generate", mixinStandardHelpOptions = true, versionProvider = io.github.uring4j.bench.Version.class,
         description = "Write N files of M 4 KiB blocks, each block filled from a hash of (file id, block id).")
 public final class GenerateCommand implements Callable<Integer> {
 

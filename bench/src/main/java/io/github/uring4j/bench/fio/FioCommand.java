@@ -20,7 +20,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** {@code fio}: the same random-read workload through fio and through uring4j, side by side, with the ratio. */
-@Command(name = "fio", mixinStandardHelpOptions = true,
+@Command(name = "fio", mixinStandardHelpOptions = true, versionProvider = io.github.uring4j.bench.Version.class,
         description = "Random 4 KiB reads of a data set through fio (io_uring, psync, mmap engines) and through the "
                 + "matching uring4j strategy (ring, channel, mmap) with the same depth, threads and duration; prints both and the ratio.")
 public final class FioCommand implements Callable<Integer> {

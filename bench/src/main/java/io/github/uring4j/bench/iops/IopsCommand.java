@@ -20,9 +20,16 @@ import picocli.CommandLine.Parameters;
  * submitting {@code -s} at a time and reaping up to {@code -c}; every second it prints
  * {@code IOPS=..., BW=..., IOS/call=submitted/reaped}.
  */
-@Command(name = "iops", sortOptions = false,
+@Command(name = "iops", sortOptions = false, versionProvider = io.github.uring4j.bench.Version.class,
         description = "Random or sequential block I/O through io_uring (or pread with -S1), like fio's t/io_uring.")
 public final class IopsCommand implements Callable<Integer> {
+
+    // -V is t/io_uring's verify flag here, so the version is only --version.
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help message and exit.")
+    boolean help;
+
+    @Option(names = "--version", versionHelp = true, description = "Print version information and exit.")
+    boolean version;
 
     @Option(names = "-b", paramLabel = "BYTES", description = "block size (default ${DEFAULT-VALUE})")
     int blockSize = 4096;

@@ -31,7 +31,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** {@code loadtypes}: sequential read, append write, random read, random write; GB/s per strategy and file size. */
-@Command(name = "loadtypes", mixinStandardHelpOptions = true,
+@Command(name = "loadtypes", mixinStandardHelpOptions = true, versionProvider = io.github.uring4j.bench.Version.class,
         description = "The four load types (seq-read, append-write, random-read, random-write) at chosen file sizes: "
                 + "GB/s per strategy (FileChannel, io_uring ring, mmap). Every read is verified, every written file checked after.")
 public final class LoadTypesCommand implements Callable<Integer> {

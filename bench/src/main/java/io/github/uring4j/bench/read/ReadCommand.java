@@ -25,7 +25,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** {@code read}: random verified 4 KiB reads of a data set, per strategy. */
-@Command(name = "read", mixinStandardHelpOptions = true,
+@Command(name = "read", mixinStandardHelpOptions = true, versionProvider = io.github.uring4j.bench.Version.class,
         description = "Read random 4 KiB blocks of a generated data set for a duration, verifying every block; "
                 + "print rate, CPU time and latency percentiles per strategy.")
 public final class ReadCommand implements Callable<Integer> {

@@ -32,7 +32,7 @@ import picocli.CommandLine.Option;
  * {@code report}: runs a compact suite on generated data (or collects earlier JSON results) and writes
  * {@code report.md}, {@code report.html}, the charts and the rows as JSON.
  */
-@Command(name = "report", mixinStandardHelpOptions = true,
+@Command(name = "report", mixinStandardHelpOptions = true, versionProvider = io.github.uring4j.bench.Version.class,
         description = "Run a compact benchmark suite on generated data in a temporary directory (or collect earlier "
                 + "--json results) and write one Markdown and one HTML page with a table and PNG charts per workload.")
 public final class ReportCommand implements Callable<Integer> {

@@ -1,0 +1,58 @@
+package io.github.uring4j.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** The command line itself: help for every subcommand whatever it requires, the version, one-line errors. */
+class MainTest {
+    private record Run(int exit, String out, String err) {
+    }
+
+    private static Run run(String... args) {
+        PrintStream oldOut = System.out;
+        PrintStream oldErr = System.err;
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        try {
+            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+            int exit = Main.run(args);
+            return new Run(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+        } finally {
+            System.setOut(oldOut);
+            System.setErr(oldErr);
+        }
+    }
+
+    @ParameterizedTest(name = "{0} --help")
+    @ValueSource(strings = {"iops", "generate", "read", "loadtypes", "fio", "report", "jmh"})
+    void everySubcommandHasHelpWhateverItRequires(String sub) {
+        for (String[] args : new String[][] {{sub, "--help"}, {"help", sub}}) {
+            Run r = run(args);
+            assertEquals(0, r.exit(), String.join(" ", args) + ": " + r.err());
+            assertTrue(r.out().startsWith("Usage: uring4j-bench " + sub), r.out());
+        }
+    }
+
+    @Test
+    void versionNamesTheBuildAndTheJdk() {
+        for (String flag : new String[] {"-V", "--version"}) {
+            Run r = run(flag);
+            assertEquals(0, r.exit());
+            assertTrue(r.out().startsWith("uring4j-bench "), r.out());
+            assertFalse(r.out().contains("unknown"), r.out());
+            assertTrue(r.out().contains("JDK " + Runtime.version().feature()), r.out());
+        }
+        Run iops = run("iops", "--version");
+        assertEquals(0, iops.exit());
+        assertTrue(iops.out().startsWith("uring4j-bench "), iops.out());
+    }
+}
