@@ -59,7 +59,7 @@ public final class FioCommand implements Callable<Integer> {
             throw new UsageError("fio is not installed (apt-get install fio)");
         }
         DataSet ds = DataSet.load(dir);
-        List<Result> rows = compare(fio, ds, engines, depth, threads, duration, direct, cache, quiet);
+        List<Result> rows = compare(fio, ds, engines, depth, threads, duration, direct, cache, quiet, true);
         Environment env = Environment.capture(dir, rows.isEmpty() ? null : rows.get(0).params.get("cache_before"));
         System.out.println("# " + env.oneLine() + "; " + Fio.version(fio));
         if (json != null) {
@@ -68,9 +68,10 @@ public final class FioCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** fio and uring4j per engine, alternating; prints each pair with the ratio, returns all rows. */
+    /** fio and uring4j per engine, alternating; returns all rows, and prints each pair with the ratio if asked. */
     public static List<Result> compare(String fio, DataSet ds, List<String> engines, int depth, int threads,
-                                       double duration, boolean direct, String cache, boolean quiet) throws Exception {
+                                       double duration, boolean direct, String cache, boolean quiet, boolean printRows)
+            throws Exception {
         List<Result> rows = new ArrayList<>();
         for (String engine : engines) {
             String ours = Fio.ours().get(engine);
@@ -101,9 +102,11 @@ public final class FioCommand implements Callable<Integer> {
                 rows.add(r);
                 mine.add(r);
             }
-            System.out.println(line(f, null));
-            for (Result r : mine) {
-                System.out.println(line(r, f));
+            if (printRows) {
+                System.out.println(line(f, null));
+                for (Result r : mine) {
+                    System.out.println(line(r, f));
+                }
             }
         }
         return rows;

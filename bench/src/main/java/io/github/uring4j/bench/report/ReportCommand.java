@@ -143,6 +143,8 @@ public final class ReportCommand implements Callable<Integer> {
                 + "generated with `" + gen + "`. Every block read is verified against its hash. Ratios are the figures of one run "
                 + "on a shared machine: compare rows within a table, not across runs.");
         environment = Environment.capture(data, null);
+        System.out.println("uring4j benchmark report");
+        Render.environment(environment).forEach((k, v) -> System.out.println("  " + k + ": " + v));
         try {
             // 0. the JIT: the first seconds of a strategy in a fresh JVM run interpreted code and compile the FFM
             // paths; one unrecorded pass of each keeps that out of every table.
@@ -167,7 +169,7 @@ public final class ReportCommand implements Callable<Integer> {
                 for (String st : List.of("ring", "async", "mmap", "channel", "channel-vthreads")) {
                     rows.add(read(ds, st, threads, 32, false, "warm", warm, secs));
                 }
-                sections.add(new Section("Random 4 KiB reads, page cache, " + threads + " thread" + (threads > 1 ? "s" : ""),
+                add(sections, new Section("Random 4 KiB reads, page cache, " + threads + " thread" + (threads > 1 ? "s" : ""),
                         "uring4j-bench read --dir DIR --threads " + threads + " --depth 32 --cache warm --duration " + fmt(secs)
                                 + " -s ring,async,mmap,channel,channel-vthreads", rows));
             }
@@ -177,22 +179,22 @@ public final class ReportCommand implements Callable<Integer> {
                 int depth = st.equals("ring") || st.equals("async") ? 128 : st.equals("channel") ? 1 : 32;
                 direct.add(read(ds, st, 1, depth, true, "cold", warm, secs));
             }
-            sections.add(new Section("Random 4 KiB reads, O_DIRECT, 1 thread",
+            add(sections, new Section("Random 4 KiB reads, O_DIRECT, 1 thread",
                     "uring4j-bench read --dir DIR --direct --threads 1 --depth 128 -s ring,async,channel; --depth 32 -s channel-vthreads",
                     direct));
-            sections.add(manyVirtual);
+            add(sections, manyVirtual);
             // 3. fio beside us
             String fio = Fio.find();
             if (fio != null) {
                 ReadCommand.prepareCache(ds, "warm");
-                sections.add(new Section("fio and uring4j, random 4 KiB reads, page cache, depth 32",
+                add(sections, new Section("fio and uring4j, random 4 KiB reads, page cache, depth 32",
                         "uring4j-bench fio --dir DIR --engine io_uring,psync --depth 32 --duration " + fmt(secs),
                         FioCommand.compare(fio, ds, quick ? List.of("io_uring") : List.of("io_uring", "psync"), 32, 1,
-                                Math.max(1, secs), false, "warm", quiet)));
+                                Math.max(1, secs), false, "warm", quiet, false)));
                 if (!quick) {
-                    sections.add(new Section("fio and uring4j, random 4 KiB reads, O_DIRECT, depth 128",
+                    add(sections, new Section("fio and uring4j, random 4 KiB reads, O_DIRECT, depth 128",
                             "uring4j-bench fio --dir DIR --engine io_uring --direct --depth 128 --duration " + fmt(secs),
-                            FioCommand.compare(fio, ds, List.of("io_uring"), 128, 1, secs, true, "cold", quiet)));
+                            FioCommand.compare(fio, ds, List.of("io_uring"), 128, 1, secs, true, "cold", quiet, false)));
                 }
                 notes.add("fio: " + Fio.version(fio) + " (the fio harness itself, not its t/io_uring tool).");
             } else {
@@ -205,7 +207,7 @@ public final class ReportCommand implements Callable<Integer> {
             lt.minTime = quick ? 0.1 : 0.5;
             lt.quiet = quiet;
             List<Result> ltRows = lt.run();
-            sections.add(new Section("Load types (page cache)", "uring4j-bench loadtypes --size " + String.join(",", lt.sizes)
+            add(sections, new Section("Load types (page cache)", "uring4j-bench loadtypes --size " + String.join(",", lt.sizes)
                     + " --min-time " + fmt(lt.minTime), ltRows));
         } finally {
             if (!keepData) {
@@ -213,6 +215,12 @@ public final class ReportCommand implements Callable<Integer> {
             }
         }
         return sections;
+    }
+
+    /** Keeps a finished section and shows it at once. */
+    private void add(List<Section> sections, Section s) {
+        sections.add(s);
+        Terminal.print(System.out, s);
     }
 
     private Result read(DataSet ds, String strategy, int threads, int depth, boolean direct, String cache, long warm,
@@ -226,9 +234,6 @@ public final class ReportCommand implements Callable<Integer> {
             throw new IllegalStateException(strategy + ": " + c.count() + " reads returned wrong data, e.g. " + c.examples().iterator().next());
         }
         r.param("cache_before", state);
-        if (!quiet) {
-            System.err.println(ReadCommand.format(r));
-        }
         return r;
     }
 
@@ -258,6 +263,20 @@ public final class ReportCommand implements Callable<Integer> {
             }
         }
         new ResultFile("report", env, all).write(out.resolve("results.json"));
+        List<List<String>> claims = Targets.table(sections);
+        if (claims.size() > 1) {
+            System.out.println();
+            System.out.println("Claims (docs/benchmarks.md)");
+            System.out.println("===========================");
+            System.out.println();
+            // The claim's words go last, so a narrow terminal cuts words, never figures.
+            List<List<String>> reordered = new ArrayList<>();
+            for (List<String> row : claims) {
+                reordered.add(List.of(row.get(3), row.get(1), row.get(2), row.get(0)));
+            }
+            Terminal.lines(reordered).forEach(System.out::println);
+            System.out.println();
+        }
         System.out.println("wrote " + out.resolve("report.md") + ", " + out.resolve("report.html") + " and " + pngs.values().stream()
                 .mapToInt(List::size).sum() + " charts");
     }
