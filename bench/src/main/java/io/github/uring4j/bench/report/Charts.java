@@ -25,12 +25,66 @@ public final class Charts {
     private Charts() {
     }
 
+    /** A figure as people write it: 950, 12.5k, 1.2M, 3.4G; small ones with their decimals. */
+    static String plain(double v) {
+        double a = Math.abs(v);
+        if (a >= 1e9) {
+            return trim(v / 1e9) + "G";
+        }
+        if (a >= 1e6) {
+            return trim(v / 1e6) + "M";
+        }
+        if (a >= 1e4) {
+            return trim(v / 1e3) + "k";
+        }
+        if (a >= 100 || v == Math.rint(v)) {
+            return String.format(java.util.Locale.ROOT, "%,.0f", v);
+        }
+        return trim(v);
+    }
+
+    private static String trim(double v) {
+        String s = String.format(java.util.Locale.ROOT, Math.abs(v) >= 10 ? "%.1f" : "%.2f", v);
+        s = s.contains(".") ? s.replaceAll("0+$", "").replaceAll("\\.$", "") : s;
+        return s;
+    }
+
+    /** What the primary figure measures, in words with its unit. */
+    private static String measure(String unit) {
+        return switch (unit == null ? "" : unit) {
+            case "reads/s" -> "reads per second";
+            case "GB/s" -> "throughput, GB/s";
+            case "ops/ms" -> "operations per millisecond";
+            case "ops/us" -> "operations per microsecond";
+            default -> unit;
+        };
+    }
+
+    /** Wide enough that every category label fits side by side (about 8 px a character at this font). */
+    private static int widthFor(List<String> labels, int series) {
+        int longest = labels.stream().mapToInt(String::length).max().orElse(10);
+        int perCategory = Math.max(longest * 8 + 24, 40 * series);
+        return Math.max(900, Math.min(2400, labels.size() * perCategory + 260));
+    }
+
     /** Bars of the primary figure per row (or per (load, size) and strategy for a grid). Returns the file name. */
     public static String throughput(Section s, Path dir) throws IOException {
         Result first = s.rows.get(0);
-        CategoryChart c = new CategoryChartBuilder().width(900).height(420).title(s.title)
-                .yAxisTitle(first.primaryUnit).build();
+        List<String> labels = new ArrayList<>();
+        java.util.Set<String> strategies = new java.util.LinkedHashSet<>();
+        for (Result r : s.rows) {
+            String l = s.isGrid() ? r.params.get("category") : Render.label(r);
+            if (!labels.contains(l)) {
+                labels.add(l);
+            }
+            strategies.add(r.strategy);
+        }
+        CategoryChart c = new CategoryChartBuilder().width(widthFor(labels, s.isGrid() ? strategies.size() : 1))
+                .height(460).title(s.title)
+                .xAxisTitle(s.isGrid() ? "load type and data size" : "strategy (t: threads, qd: operations in flight)")
+                .yAxisTitle(measure(first.primaryUnit)).build();
         style(c);
+        c.getStyler().setyAxisTickLabelsFormattingFunction(Charts::plain);
         if (s.isGrid()) {
             Map<String, Map<String, Double>> byStrategy = new LinkedHashMap<>();
             List<String> cats = new ArrayList<>();
@@ -56,19 +110,22 @@ public final class Charts {
                 ys.add(r.primaryValue());
             }
             c.addSeries(first.primaryUnit, xs, ys);
-            c.getStyler().setLegendVisible(false);
-            c.getStyler().setXAxisLabelRotation(20);
+            c.getStyler().setLegendVisible(false); // one series: the axis labels name the bars
         }
         return save(c, dir, s.slug() + "-throughput");
     }
 
     /** One line per row through p50 ... max, microseconds on a log axis. */
     public static String latency(Section s, Path dir) throws IOException {
-        CategoryChart c = new CategoryChartBuilder().width(900).height(420).title(s.title + ": latency")
-                .yAxisTitle("microseconds (log)").build();
+        CategoryChart c = new CategoryChartBuilder().width(900).height(460).title(s.title + ": latency")
+                .xAxisTitle("percentile").yAxisTitle("latency, µs (log scale)").build();
         style(c);
         c.getStyler().setDefaultSeriesRenderStyle(CategorySeries.CategorySeriesRenderStyle.Line);
         c.getStyler().setYAxisLogarithmic(true);
+        // Every series' points sit on their percentile's tick, not beside it as bars would.
+        c.getStyler().setOverlapped(true);
+        // Decades in plain figures (0.1, 1, 10, 1,000 rather than 1E3); a formatting function would undo the log axis.
+        c.getStyler().setYAxisDecimalPattern("#,##0.###");
         List<String> xs = List.of(Latency.NAMES);
         java.util.Set<String> used = new java.util.HashSet<>();
         for (Result r : s.rows) {

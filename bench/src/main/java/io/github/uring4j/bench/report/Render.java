@@ -182,7 +182,7 @@ public final class Render {
         environment(env).forEach((k, v) -> b.append("<li><b>").append(esc(k)).append("</b>: ").append(esc(v)).append("</li>\n"));
         b.append("</ul>\n");
         for (String n : notes) {
-            b.append("<p>").append(esc(n)).append("</p>\n");
+            b.append("<p>").append(inlineCode(n)).append("</p>\n");
         }
         List<List<String>> targets = Targets.table(sections);
         if (targets.size() > 1) {
@@ -191,7 +191,7 @@ public final class Render {
                 String cell = i == 0 ? "th" : "td";
                 b.append("<tr>");
                 for (String c : targets.get(i)) {
-                    b.append('<').append(cell).append('>').append(esc(c)).append("</").append(cell).append('>');
+                    b.append('<').append(cell).append('>').append(inlineCode(c)).append("</").append(cell).append('>');
                 }
                 b.append("</tr>\n");
             }
@@ -234,6 +234,20 @@ public final class Render {
         m.put("Page cache", e.pageCache == null ? "see each section" : e.pageCache);
         m.put("Measured", e.date);
         return m;
+    }
+
+    /** Escapes {@code s} and turns Markdown {@code `code`} spans into {@code <code>} elements. */
+    static String inlineCode(String s) {
+        String[] parts = esc(s).split("`", -1);
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < parts.length; i++) {
+            if (i % 2 == 1 && i < parts.length - 1) {
+                b.append("<code>").append(parts[i]).append("</code>");
+            } else {
+                b.append(i % 2 == 1 ? "`" : "").append(parts[i]);
+            }
+        }
+        return b.toString();
     }
 
     static String esc(String s) {
