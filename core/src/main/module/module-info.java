@@ -6,6 +6,9 @@
  * The kernel ABI ({@code io.github.uring4j.linux}) stays internal.
  */
 module io.github.uring4j.core {
+    requires jdk.jfr;
+    requires java.management;
+
     exports io.github.uring4j;
     exports io.github.uring4j.ring;
     exports io.github.uring4j.file;

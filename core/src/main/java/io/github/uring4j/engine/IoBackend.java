@@ -47,7 +47,10 @@ public interface IoBackend {
     /** Requests in the kernel or on a worker right now. */
     int inFlight();
 
-    /** Statistics for diagnostics: operations completed and the like. */
+    /** The counters now (monitoring). */
+    BackendStats stats();
+
+    /** A snapshot of the state for diagnostics (a hang, a test failure). */
     default String describe() {
         return name();
     }

@@ -133,6 +133,7 @@ public final class AsyncFile implements AutoCloseable {
         Request r = openRequest(executor, path, Set.of(options));
         OpFuture<AsyncFile> f = new OpFuture<>(executor.backend, r, r.generation());
         r.target = f;
+        FileIoEvents.begin(r, executor.backend.name());
         executor.backend.submit(r);
         return f;
     }
@@ -144,6 +145,7 @@ public final class AsyncFile implements AutoCloseable {
         Request r = openRequest(executor, path, options);
         r.target = handler;
         r.attachment = attachment;
+        FileIoEvents.begin(r, executor.backend.name());
         executor.backend.submit(r);
     }
 
@@ -175,6 +177,7 @@ public final class AsyncFile implements AutoCloseable {
         }
         OpFuture<T> f = new OpFuture<>(backend, r, r.generation());
         r.target = f;
+        FileIoEvents.begin(r, backend.name());
         backend.submit(r);
         return f;
     }
@@ -194,6 +197,7 @@ public final class AsyncFile implements AutoCloseable {
         }
         r.target = handler;
         r.attachment = attachment;
+        FileIoEvents.begin(r, backend.name());
         backend.submit(r);
     }
 
@@ -512,6 +516,7 @@ public final class AsyncFile implements AutoCloseable {
             r.target = done;
             r.attachment = handle;
             r.client = this;
+            FileIoEvents.begin(r, backend.name());
             backend.submit(r);
             cleanable.clean(); // closing now: nothing left for the cleaner to do
             return done;

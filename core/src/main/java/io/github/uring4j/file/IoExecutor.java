@@ -1,6 +1,7 @@
 package io.github.uring4j.file;
 
 import io.github.uring4j.engine.BouncePool;
+import io.github.uring4j.engine.Log;
 import io.github.uring4j.engine.EngineConfig;
 import io.github.uring4j.engine.IoBackend;
 import io.github.uring4j.engine.ResultFilter;
@@ -11,6 +12,12 @@ import io.github.uring4j.ring.UringException;
 import io.github.uring4j.ring.UringUnavailableException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
+import javax.management.InstanceAlreadyExistsException;
+import javax.management.JMException;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import javax.management.StandardMBean;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ThreadFactory;
@@ -56,6 +63,7 @@ public final class IoExecutor implements AutoCloseable {
     final BouncePool bounces = new BouncePool();
     private final String fallbackReason;
     private final String name;
+    private final ObjectName mbean;
     private volatile boolean closed;
 
     private IoExecutor(Builder b) throws IOException {
@@ -83,6 +91,82 @@ public final class IoExecutor implements AutoCloseable {
         Engines.Started started = Engines.start(c, bounces);
         this.backend = started.backend();
         this.fallbackReason = started.fallbackReason();
+        this.mbean = register();
+    }
+
+    /** The executor's counters as an MXBean; see {@link IoExecutorMXBean}. */
+    private final class Stats implements IoExecutorMXBean {
+        @Override
+        public String getName() {
+            return name;
+        }
+
+        @Override
+        public String getBackend() {
+            return backend().name();
+        }
+
+        @Override
+        public String getFallbackReason() {
+            return fallbackReason == null ? "" : fallbackReason;
+        }
+
+        @Override
+        public int getThreads() {
+            return backend.stats().threads();
+        }
+
+        @Override
+        public int getInFlight() {
+            return backend.stats().inFlight();
+        }
+
+        @Override
+        public int getQueued() {
+            return backend.stats().queued();
+        }
+
+        @Override
+        public long getCompleted() {
+            return backend.stats().completed();
+        }
+
+        @Override
+        public long getCqOverflows() {
+            return backend.stats().cqOverflows();
+        }
+
+        @Override
+        public boolean isOpen() {
+            return IoExecutor.this.isOpen();
+        }
+    }
+
+    /** Registers the MXBean; a second executor of the same name gets a numbered one. Null if JMX refuses. */
+    private ObjectName register() {
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        for (int i = 1; i < 1000; i++) {
+            try {
+                ObjectName on = new ObjectName("io.github.uring4j:type=IoExecutor,name="
+                        + ObjectName.quote(i == 1 ? name : name + "#" + i));
+                server.registerMBean(new StandardMBean(new Stats(), IoExecutorMXBean.class, true), on);
+                return on;
+            } catch (InstanceAlreadyExistsException e) {
+                // that name is taken: try the next number
+            } catch (JMException | RuntimeException e) {
+                Log.warn("the JMX view of executor " + name + " could not be registered: " + e);
+                return null;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The JMX object name of this executor's {@link IoExecutorMXBean} ({@code io.github.uring4j:type=IoExecutor,
+     * name="..."}), or empty when it could not be registered.
+     */
+    public Optional<String> jmxName() {
+        return Optional.ofNullable(mbean).map(ObjectName::getCanonicalName);
     }
 
     private static ThreadFactory daemonFactory(String name) {
@@ -153,6 +237,13 @@ public final class IoExecutor implements AutoCloseable {
             closed = true;
         }
         backend.shutdown();
+        if (mbean != null) {
+            try {
+                ManagementFactory.getPlatformMBeanServer().unregisterMBean(mbean);
+            } catch (JMException e) {
+                // already gone
+            }
+        }
     }
 
     @Override

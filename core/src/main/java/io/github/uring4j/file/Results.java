@@ -15,15 +15,16 @@ final class Results {
     private Results() {
     }
 
-    static final Completion INT = (target, att, value, opened, error) -> tell(target, att,
-            error == null ? Boxes.of((int) value) : null, error);
-    static final Completion LONG = (target, att, value, opened, error) -> tell(target, att,
-            error == null ? Long.valueOf(value) : null, error);
-    static final Completion VOID = (target, att, value, opened, error) -> tell(target, att, null, error);
+    static final Completion INT = (target, att, value, opened, error) -> tell(
+            FileIoEvents.finish(target, value, error), att, error == null ? Boxes.of((int) value) : null, error);
+    static final Completion LONG = (target, att, value, opened, error) -> tell(
+            FileIoEvents.finish(target, value, error), att, error == null ? Long.valueOf(value) : null, error);
+    static final Completion VOID = (target, att, value, opened, error) -> tell(
+            FileIoEvents.finish(target, value, error), att, null, error);
 
     /** A close: a file the executor closed first counts as closed. {@code attachment} is the file's handle. */
     static final Completion CLOSE = (target, att, value, opened, error) -> {
-        CompletableFuture<?> f = (CompletableFuture<?>) target;
+        CompletableFuture<?> f = (CompletableFuture<?>) FileIoEvents.finish(target, value, error);
         if (error == null || ((FileHandle) att).isClosed()) {
             f.complete(null);
         } else {
@@ -33,7 +34,8 @@ final class Results {
 
     /** An open on {@code executor}: the new handle becomes an {@link AsyncFile}. */
     static Completion open(IoExecutor executor) {
-        return (target, att, value, opened, error) -> {
+        return (traced, att, value, opened, error) -> {
+            Object target = FileIoEvents.finish(traced, value, error);
             AsyncFile file = opened != null ? new AsyncFile(executor, opened) : null;
             if (target instanceof CompletableFuture<?> f) {
                 @SuppressWarnings("unchecked")

@@ -46,6 +46,7 @@ public final class ThreadsBackend implements IoBackend {
     private final Set<Task> running = ConcurrentHashMap.newKeySet();
     private final Set<Thread> workers = ConcurrentHashMap.newKeySet();
     private final AtomicInteger inFlight = new AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicLong completed = new java.util.concurrent.atomic.AtomicLong();
     private volatile boolean open = true;
     private ScheduledThreadPoolExecutor timer;
 
@@ -210,6 +211,7 @@ public final class ThreadsBackend implements IoBackend {
      */
     private void end(Task t, long value, Throwable error) {
         t.markEnded();
+        completed.incrementAndGet();
         Request r = t.request;
         Task next = null;
         boolean closeNow = false;
@@ -434,6 +436,17 @@ public final class ThreadsBackend implements IoBackend {
     @Override
     public int inFlight() {
         return inFlight.get();
+    }
+
+    @Override
+    public io.github.uring4j.engine.BackendStats stats() {
+        int queued = pool.queued();
+        for (ThreadsFile f : files) {
+            synchronized (f) {
+                queued += f.waiting.size();
+            }
+        }
+        return new io.github.uring4j.engine.BackendStats(pool.threads(), inFlight.get(), queued, completed.get(), 0);
     }
 
     @Override

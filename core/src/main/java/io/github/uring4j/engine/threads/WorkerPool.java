@@ -96,4 +96,9 @@ final class WorkerPool {
     int threads() {
         return pool.getPoolSize();
     }
+
+    /** Tasks waiting for a worker. */
+    int queued() {
+        return pool.getQueue().size();
+    }
 }

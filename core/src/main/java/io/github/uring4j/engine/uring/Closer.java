@@ -60,6 +60,7 @@ final class Closer {
         p.quiescing = true;
         while (!p.waiting.isEmpty()) {
             p.waiting.poll().fail(new AsynchronousCloseException());
+            loop.stats.queued(-1);
         }
         for (int i = 0; i < loop.slots.capacity(); i++) {
             Slot s = loop.slots.get(i);

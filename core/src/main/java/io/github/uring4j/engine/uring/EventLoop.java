@@ -339,6 +339,7 @@ final class EventLoop implements Runnable {
         }
         if (p.inflight >= config.inFlightLimit || !p.waiting.isEmpty()) {
             p.waiting.add(r);
+            stats.queued(1);
             return;
         }
         p.inflight++;
@@ -354,6 +355,7 @@ final class EventLoop implements Runnable {
         if (!s.queued) {
             s.queued = true;
             retries.add(s);
+            stats.queued(1);
         }
     }
 
@@ -366,6 +368,7 @@ final class EventLoop implements Runnable {
                 break;
             }
             retries.poll();
+            stats.queued(-1);
             s.queued = false;
             progress = true;
             Request r = s.request;
@@ -404,6 +407,7 @@ final class EventLoop implements Runnable {
         }
         while (!p.waiting.isEmpty() && p.inflight < config.inFlightLimit) {
             Request next = p.waiting.poll();
+            stats.queued(-1);
             if (next.isCancelled()) {
                 next.fail(new CancellationException(next.name() + " cancelled"));
                 continue;
@@ -428,6 +432,7 @@ final class EventLoop implements Runnable {
             UringFile.PerLoop p = f.peek(this);
             while (p != null && !p.waiting.isEmpty()) {
                 p.waiting.poll().fail(new AsynchronousCloseException());
+                stats.queued(-1);
             }
         }
         cancels.clear();
@@ -482,6 +487,16 @@ final class EventLoop implements Runnable {
             abandonQueued();
         }
         terminated.complete(null);
+    }
+
+    /** Completions the kernel dropped (any thread; 0 once the ring is closed). */
+    int cqOverflows() {
+        IoUring r = ring;
+        try {
+            return r == null ? 0 : r.cqOverflowCount();
+        } catch (IllegalStateException closed) {
+            return 0;
+        }
     }
 
     /** A racy snapshot of the loop's state, for diagnosing a hang. */

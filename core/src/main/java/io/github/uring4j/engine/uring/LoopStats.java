@@ -11,6 +11,7 @@ final class LoopStats {
     private static final VarHandle IN_FLIGHT;
     private static final VarHandle FIXED_OPS;
     private static final VarHandle COMPLETED;
+    private static final VarHandle QUEUED;
 
     static {
         try {
@@ -18,6 +19,7 @@ final class LoopStats {
             IN_FLIGHT = l.findVarHandle(LoopStats.class, "inFlight", int.class);
             FIXED_OPS = l.findVarHandle(LoopStats.class, "fixedOps", long.class);
             COMPLETED = l.findVarHandle(LoopStats.class, "completed", long.class);
+            QUEUED = l.findVarHandle(LoopStats.class, "queued", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -27,6 +29,7 @@ final class LoopStats {
     private int inFlight;
     private long fixedOps;
     private long completed;
+    private int queued;
 
     /** Loop thread: slots in use now. */
     void inFlight(int n) {
@@ -41,6 +44,16 @@ final class LoopStats {
     /** Loop thread: one more request ended. */
     void completedOne() {
         COMPLETED.setOpaque(this, completed + 1);
+    }
+
+    /** Loop thread: requests waiting behind a file's limit or for SQ room changed by {@code delta}. */
+    void queued(int delta) {
+        QUEUED.setOpaque(this, queued + delta);
+    }
+
+    /** Requests waiting behind a file's in-flight limit or for room in the SQ. */
+    int queued() {
+        return (int) QUEUED.getOpaque(this);
     }
 
     /** Requests in the kernel or between entries. */

@@ -275,6 +275,21 @@ public final class UringBackend implements IoBackend {
     }
 
     @Override
+    public io.github.uring4j.engine.BackendStats stats() {
+        int inFlight = 0;
+        int queued = 0;
+        long completed = 0;
+        long overflows = 0;
+        for (EventLoop l : loops) {
+            inFlight += l.stats.inFlight();
+            queued += l.stats.queued();
+            completed += l.stats.completed();
+            overflows += l.cqOverflows();
+        }
+        return new io.github.uring4j.engine.BackendStats(loops.length, inFlight, queued, completed, overflows);
+    }
+
+    @Override
     public String describe() {
         StringBuilder sb = new StringBuilder("io_uring, ").append(loops.length).append(" loop(s)");
         for (EventLoop l : loops) {

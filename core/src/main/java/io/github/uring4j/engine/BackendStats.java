@@ -1,0 +1,13 @@
+package io.github.uring4j.engine;
+
+/**
+ * A backend's counters at one moment, for monitoring.
+ *
+ * @param threads     event loops (io_uring) or worker threads (threads backend)
+ * @param inFlight    requests in the kernel or on a worker
+ * @param queued      requests waiting: behind their file's in-flight limit, for room in a ring, or for a worker
+ * @param completed   requests ended since the backend started
+ * @param cqOverflows completions the kernel dropped because a completion queue was full (0 with IORING_FEAT_NODROP)
+ */
+public record BackendStats(int threads, int inFlight, int queued, long completed, long cqOverflows) {
+}

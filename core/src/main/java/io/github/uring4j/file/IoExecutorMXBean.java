@@ -1,0 +1,34 @@
+package io.github.uring4j.file;
+
+/**
+ * An {@link IoExecutor} as JMX shows it ({@code jconsole}, JDK Mission Control, any JMX client), under the name
+ * {@code io.github.uring4j:type=IoExecutor,name=<executor name>}: registered when the executor is built, gone when
+ * it is closed.
+ */
+public interface IoExecutorMXBean {
+    /** The executor's name (its threads' prefix). */
+    String getName();
+
+    /** {@code IO_URING} or {@code THREADS}: what runs the operations. */
+    String getBackend();
+
+    /** Why the executor runs on threads (io_uring blocked, disabled, native access denied), or empty. */
+    String getFallbackReason();
+
+    /** Event loops (io_uring) or worker threads (threads backend). */
+    int getThreads();
+
+    /** Operations in the kernel or on a worker now. */
+    int getInFlight();
+
+    /** Operations waiting: behind their file's in-flight limit, for room in a ring, or for a worker. */
+    int getQueued();
+
+    /** Operations completed since the executor started. */
+    long getCompleted();
+
+    /** Completions the kernel dropped because a completion queue was full (0 on kernels with IORING_FEAT_NODROP). */
+    long getCqOverflows();
+
+    boolean isOpen();
+}

@@ -1,0 +1,102 @@
+package io.github.uring4j.file;
+
+import static io.github.uring4j.file.TestFiles.get;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import jdk.jfr.Recording;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingFile;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/** What a running program shows of uring4j: JFR events per file operation, and each executor as an MXBean. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class ObservabilityTest {
+    @TempDir
+    Path dir;
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = Backend.class, names = {"IO_URING", "THREADS"})
+    void fileOperationsAreJfrEvents(Backend backend) throws Exception {
+        Path p = dir.resolve("jfr-" + backend);
+        Path dump = dir.resolve("rec-" + backend + ".jfr");
+        try (Recording rec = new Recording();
+                IoExecutor io = IoExecutor.builder().backend(backend).loops(1).build()) {
+            rec.enable("io.github.uring4j.FileRead").withoutThreshold();
+            rec.enable("io.github.uring4j.FileWrite").withoutThreshold();
+            rec.enable("io.github.uring4j.FileOperation").withoutThreshold();
+            rec.start();
+            try (AsyncFile f = get(AsyncFile.open(io, p, StandardOpenOption.CREATE, StandardOpenOption.READ,
+                    StandardOpenOption.WRITE))) {
+                assertEquals(5000, get(f.writeFully(ByteBuffer.wrap(new byte[5000]), 0)));
+                assertEquals(4096, get(f.read(ByteBuffer.allocateDirect(4096), 0)));
+                assertEquals(-1, get(f.read(ByteBuffer.allocateDirect(10), 5000)));
+                get(f.force(true));
+            }
+            rec.stop();
+            rec.dump(dump);
+        }
+        List<RecordedEvent> events = RecordingFile.readAllEvents(dump);
+        String name = backend == Backend.IO_URING ? "io_uring" : "threads";
+        RecordedEvent write = one(events, "io.github.uring4j.FileWrite", "WRITE");
+        assertEquals(5000, write.getLong("bytesWritten"));
+        assertEquals(p.toAbsolutePath().toString(), write.getString("path"));
+        assertEquals(name, write.getString("backend"));
+        assertTrue(write.getDuration().toNanos() > 0, "an event spans the operation");
+        RecordedEvent read = events.stream().filter(e -> e.getEventType().getName().equals("io.github.uring4j.FileRead")
+                && e.getLong("bytesRead") == 4096).findFirst().orElseThrow(() -> new AssertionError(events.toString()));
+        assertFalse(read.getBoolean("endOfFile"));
+        assertTrue(events.stream().anyMatch(e -> e.getEventType().getName().equals("io.github.uring4j.FileRead")
+                && e.getBoolean("endOfFile")), "a read at the end of the file says so");
+        one(events, "io.github.uring4j.FileOperation", "FSYNC");
+        one(events, "io.github.uring4j.FileOperation", "OPEN");
+        one(events, "io.github.uring4j.FileOperation", "CLOSE");
+    }
+
+    private static RecordedEvent one(List<RecordedEvent> events, String type, String operation) {
+        return events.stream().filter(e -> e.getEventType().getName().equals(type)
+                && operation.equals(e.getString("operation"))).findFirst()
+                .orElseThrow(() -> new AssertionError("no " + type + " " + operation + " in " + events));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = Backend.class, names = {"IO_URING", "THREADS"})
+    void executorsAreMxBeans(Backend backend) throws Exception {
+        Path p = dir.resolve("jmx");
+        Files.write(p, new byte[8192]);
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        ObjectName on;
+        try (IoExecutor io = IoExecutor.builder().backend(backend).loops(1).name("jmx-" + backend).build()) {
+            on = new ObjectName(io.jmxName().orElseThrow());
+            assertTrue(server.isRegistered(on));
+            try (AsyncFile f = get(AsyncFile.open(io, p))) {
+                for (int i = 0; i < 10; i++) {
+                    get(f.read(ByteBuffer.allocateDirect(4096), 0));
+                }
+            }
+            assertEquals(backend.name(), server.getAttribute(on, "Backend"));
+            assertEquals("jmx-" + backend, server.getAttribute(on, "Name"));
+            assertTrue((Long) server.getAttribute(on, "Completed") >= 10, "completed: " + server.getAttribute(on, "Completed"));
+            assertEquals(0, server.getAttribute(on, "InFlight"));
+            assertEquals(0, server.getAttribute(on, "Queued"));
+            assertEquals(0L, server.getAttribute(on, "CqOverflows"));
+            assertTrue((Integer) server.getAttribute(on, "Threads") >= 1);
+            assertEquals(backend == Backend.THREADS, !((String) server.getAttribute(on, "FallbackReason")).isEmpty());
+            assertTrue((Boolean) server.getAttribute(on, "Open"));
+        }
+        assertFalse(server.isRegistered(on), "closing the executor unregisters it");
+    }
+}
