@@ -15,6 +15,8 @@ import java.util.List;
 /** How much of a set of files sits in the page cache, from {@code mincore(2)} over a read-only mapping. */
 public final class PageCache {
 
+    // Restricted: the bench runs with --enable-native-access (bin/uring4j-bench, JMH forks), as the library does.
+    @SuppressWarnings("restricted")
     private static final MethodHandle MINCORE = Linker.nativeLinker().downcallHandle(
             Linker.nativeLinker().defaultLookup().find("mincore").orElseThrow(),
             FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.ADDRESS));

@@ -38,6 +38,7 @@ public final class Generator {
     }
 
     /** Writes the data set (overwriting any files of the same names) and its manifest. */
+    @SuppressWarnings("try") // the progress display lives as long as the block, unreferenced
     public static DataSet generate(Path dir, int files, long blocks, boolean quiet) throws IOException {
         DataSet ds = new DataSet(dir, files, blocks);
         checkSpace(dir, ds.totalBytes());

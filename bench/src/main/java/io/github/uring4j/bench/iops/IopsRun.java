@@ -1,6 +1,5 @@
 package io.github.uring4j.bench.iops;
 
-import com.sun.nio.file.ExtendedOpenOption;
 import io.github.uring4j.bench.UsageError;
 import io.github.uring4j.file.AsyncFile;
 import io.github.uring4j.file.BufferPool;
@@ -466,7 +465,7 @@ final class IopsRun {
         switch (cfg.engine()) {
             case AFC -> {
                 if (cfg.direct()) {
-                    opts.add(ExtendedOpenOption.DIRECT);
+                    opts.add(io.github.uring4j.bench.common.DirectIo.option());
                 }
                 AsynchronousFileChannel ch = AsynchronousFileChannel.open(path, opts.toArray(OpenOption[]::new));
                 return new AsyncTarget() {
@@ -681,7 +680,7 @@ final class IopsRun {
                         opts.add(StandardOpenOption.WRITE);
                     }
                     if (cfg.direct()) {
-                        opts.add(ExtendedOpenOption.DIRECT);
+                        opts.add(io.github.uring4j.bench.common.DirectIo.option());
                     }
                     channels.add(FileChannel.open(t.path(), opts.toArray(OpenOption[]::new)));
                 }

@@ -157,7 +157,7 @@ public class AsyncFileBenchmark {
     @OperationsPerInvocation(BATCH)
     public int asyncFileFuture() {
         @SuppressWarnings("unchecked")
-        CompletableFuture<Integer>[] fs = new CompletableFuture[BATCH];
+        CompletableFuture<Integer>[] fs = (CompletableFuture<Integer>[]) new CompletableFuture<?>[BATCH];
         for (int i = 0; i < BATCH; i++) {
             Slot s = slots[i];
             s.offset = nextOffset();

@@ -262,7 +262,7 @@ public class JUringReadBenchmark {
     public void fileChannelOpenReadCloseOnVirtualThreads(JUringWorkload w, Blackhole bh) throws Exception {
         try (ExecutorService ex = Executors.newVirtualThreadPerTaskExecutor()) {
             @SuppressWarnings("unchecked")
-            Future<Long>[] fs = new Future[JUringWorkload.TASKS];
+            Future<Long>[] fs = (Future<Long>[]) new Future<?>[JUringWorkload.TASKS];
             for (int task = 0; task < JUringWorkload.TASKS; task++) {
                 int tk = task;
                 fs[task] = ex.submit(() -> {
@@ -308,7 +308,7 @@ public class JUringReadBenchmark {
     public void asyncOpenReadCloseOnVirtualThreads(JUringWorkload w, AsyncState a, Blackhole bh) throws Exception {
         try (ExecutorService ex = Executors.newVirtualThreadPerTaskExecutor()) {
             @SuppressWarnings("unchecked")
-            Future<Long>[] fs = new Future[JUringWorkload.TASKS];
+            Future<Long>[] fs = (Future<Long>[]) new Future<?>[JUringWorkload.TASKS];
             for (int task = 0; task < JUringWorkload.TASKS; task++) {
                 int tk = task;
                 fs[task] = ex.submit(() -> {

@@ -1,6 +1,5 @@
 package io.github.uring4j.bench.jmh;
 
-import com.sun.nio.file.ExtendedOpenOption;
 import io.github.uring4j.bench.common.RingFiles;
 import io.github.uring4j.ring.FileTarget;
 import io.github.uring4j.ring.IoUring;
@@ -31,7 +30,7 @@ final class RandomReadState implements io.github.uring4j.ring.CqeHandler {
 
     RandomReadState(boolean direct) throws IOException {
         Path file = JmhFiles.blockFile(JmhFiles.root().resolve("random-64m.bin"), 5, SIZE);
-        ch = direct ? FileChannel.open(file, StandardOpenOption.READ, ExtendedOpenOption.DIRECT)
+        ch = direct ? FileChannel.open(file, StandardOpenOption.READ, io.github.uring4j.bench.common.DirectIo.option())
                 : FileChannel.open(file, StandardOpenOption.READ);
         bb = io.github.uring4j.bench.common.Buffers.alignedDirect(LEN);
         bbSeg = MemorySegment.ofBuffer(bb);

@@ -1,6 +1,5 @@
 package io.github.uring4j.bench.loadtypes;
 
-import com.sun.nio.file.ExtendedOpenOption;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -26,7 +25,7 @@ public final class ChannelLoad implements LoadStrategy {
             opts.add(s.load().write ? StandardOpenOption.WRITE : StandardOpenOption.READ);
         }
         if (s.direct()) {
-            opts.add(ExtendedOpenOption.DIRECT);
+            opts.add(io.github.uring4j.bench.common.DirectIo.option());
         }
         ByteBuffer bb = io.github.uring4j.bench.common.Buffers.alignedDirect(s.ioSize());
         MemorySegment seg = MemorySegment.ofBuffer(bb);

@@ -100,6 +100,7 @@ public final class LoadTypesCommand implements Callable<Integer> {
     }
 
     /** Runs every (size, load, strategy) and returns the rows. */
+    @SuppressWarnings("try") // the progress display lives as long as the block, unreferenced
     public List<Result> run() throws Exception {
         int seq = (int) Sizes.parse("--seq-io", seqIo);
         int rnd = (int) Sizes.parse("--random-io", randomIo);

@@ -1,6 +1,5 @@
 package io.github.uring4j.bench.read;
 
-import com.sun.nio.file.ExtendedOpenOption;
 import io.github.uring4j.bench.data.BlockData;
 import io.github.uring4j.bench.data.DataSet;
 import java.io.IOException;
@@ -46,7 +45,7 @@ public final class ChannelStrategy implements ReadStrategy {
     @Override
     public Session open(DataSet ds, ReadConfig cfg) throws IOException {
         FileChannel[] chs = new FileChannel[ds.files()];
-        OpenOption[] opts = cfg.direct() ? new OpenOption[] {StandardOpenOption.READ, ExtendedOpenOption.DIRECT}
+        OpenOption[] opts = cfg.direct() ? new OpenOption[] {StandardOpenOption.READ, io.github.uring4j.bench.common.DirectIo.option()}
                 : new OpenOption[] {StandardOpenOption.READ};
         try {
             for (int f = 0; f < chs.length; f++) {

@@ -24,6 +24,7 @@ public final class ReadRun {
      * Runs {@code strategy}: {@code warmupNanos} unrecorded, then {@code durationNanos} measured. Verification
      * failures go to {@code corruption}; the row comes back.
      */
+    @SuppressWarnings("try") // the progress display lives as long as the block, unreferenced
     public static Result run(DataSet ds, ReadStrategy strategy, ReadConfig cfg, long warmupNanos, long durationNanos,
                              Corruption corruption, boolean quiet) throws Exception {
         int n = strategy.workers(cfg);
