@@ -100,7 +100,7 @@ public final class Charts {
                 for (String cat : cats) {
                     ys.add(m.getOrDefault(cat, 0.0));
                 }
-                c.addSeries(st, cats, ys);
+                c.addSeries(st, cats, ys).setFillColor(colour(st));
             });
         } else {
             List<String> xs = new ArrayList<>();
@@ -128,6 +128,8 @@ public final class Charts {
         c.getStyler().setYAxisDecimalPattern("#,##0.###");
         List<String> xs = List.of(Latency.NAMES);
         java.util.Set<String> used = new java.util.HashSet<>();
+        double lo = Double.MAX_VALUE;
+        double hi = 0;
         for (Result r : s.rows) {
             if (!r.metrics.containsKey("p50_ns")) {
                 continue;
@@ -135,15 +137,60 @@ public final class Charts {
             List<Double> ys = new ArrayList<>();
             for (String n : Latency.NAMES) {
                 // log axis: a zero (no samples) would be undrawable
-                ys.add(Math.max(0.01, r.metrics.getOrDefault(n + "_ns", 0.0) / 1e3));
+                double us = Math.max(0.01, r.metrics.getOrDefault(n + "_ns", 0.0) / 1e3);
+                ys.add(us);
+                lo = Math.min(lo, us);
+                hi = Math.max(hi, us);
             }
             String name = Render.label(r);
             while (!used.add(name)) {
                 name = name + "'";
             }
-            c.addSeries(name, xs, ys);
+            java.awt.Color colour = colour(r.strategy);
+            CategorySeries series = c.addSeries(name, xs, ys);
+            series.setLineColor(colour);
+            series.setMarkerColor(colour);
+        }
+        if (hi > 0) {
+            // A log axis labels only its decades: widen it to whole decades so that at least two are labelled.
+            double bottom = Math.pow(10, Math.floor(Math.log10(lo)));
+            double top = Math.pow(10, Math.ceil(Math.log10(hi)));
+            c.getStyler().setYAxisMin(bottom);
+            c.getStyler().setYAxisMax(top > bottom ? top : bottom * 10);
         }
         return save(c, dir, s.slug() + "-latency");
+    }
+
+    /** Base colours per strategy, so that one strategy has one colour in every chart. */
+    private static final Map<String, java.awt.Color> COLOURS = Map.of(
+            "ring", new java.awt.Color(0x1F77B4),
+            "async", new java.awt.Color(0xFF7F0E),
+            "mmap", new java.awt.Color(0x9467BD),
+            "channel", new java.awt.Color(0x2CA02C),
+            "channel-vthreads", new java.awt.Color(0xD62728),
+            "async-vthreads", new java.awt.Color(0x8C564B),
+            "fio io_uring", new java.awt.Color(0x404040),
+            "fio psync", new java.awt.Color(0x7F7F7F));
+
+    private static final java.awt.Color[] OTHERS = {
+        new java.awt.Color(0x17BECF), new java.awt.Color(0xBCBD22), new java.awt.Color(0xE377C2),
+        new java.awt.Color(0xAEC7E8), new java.awt.Color(0xFFBB78), new java.awt.Color(0x98DF8A)};
+
+    /**
+     * The colour of a strategy: "uring4j ring" is drawn as "ring", a "(verified)" run a shade darker than the plain one;
+     * strategies without a colour of their own get one from their name, the same in every chart.
+     */
+    static java.awt.Color colour(String strategy) {
+        String base = strategy.startsWith("uring4j ") ? strategy.substring("uring4j ".length()) : strategy;
+        boolean verified = base.endsWith(" (verified)");
+        if (verified) {
+            base = base.substring(0, base.length() - " (verified)".length());
+        }
+        java.awt.Color c = COLOURS.get(base);
+        if (c == null) {
+            c = OTHERS[Math.floorMod(base.hashCode(), OTHERS.length)];
+        }
+        return verified ? c.darker() : c;
     }
 
     private static void style(CategoryChart c) {

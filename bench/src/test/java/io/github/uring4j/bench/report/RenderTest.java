@@ -79,6 +79,22 @@ class RenderTest {
     }
 
     @Test
+    void aStrategyKeepsItsColourInEveryChart() {
+        assertEquals(Charts.colour("ring"), Charts.colour("uring4j ring"));
+        assertEquals(Charts.colour("ring").darker(), Charts.colour("uring4j ring (verified)"));
+        assertEquals(Charts.colour("something new"), Charts.colour("something new"));
+        assertTrue(!Charts.colour("ring").equals(Charts.colour("async")));
+    }
+
+    @Test
+    void chartFiguresArePlain() {
+        assertEquals("800k", Charts.plain(800_000));
+        assertEquals("1.2M", Charts.plain(1_200_000));
+        assertEquals("1,000", Charts.plain(1000));
+        assertEquals("0.5", Charts.plain(0.5));
+    }
+
+    @Test
     void targetsComeFromTheSectionsPresent() {
         Result fio = read("fio io_uring", 100);
         Result ring = read("uring4j ring", 96);
