@@ -60,11 +60,17 @@ public final class Charts {
         };
     }
 
-    /** Wide enough that every category label fits side by side (about 8 px a character at this font). */
-    private static int widthFor(List<String> labels, int series) {
+    /** Every chart is this wide: the HTML page shows it at its own size (1100 px of text), so no text shrinks. */
+    static final int WIDTH = 1000;
+
+    /**
+     * Whether the category labels fit side by side in {@link #WIDTH} (about 8 px a character at the axis font, plus
+     * room for the axis and the legend); where they do not, they are drawn slanted rather than overlapping.
+     */
+    static boolean labelsFit(List<String> labels, int series) {
         int longest = labels.stream().mapToInt(String::length).max().orElse(10);
         int perCategory = Math.max(longest * 8 + 24, 40 * series);
-        return Math.max(900, Math.min(2400, labels.size() * perCategory + 260));
+        return labels.size() * perCategory + (series > 1 ? 260 : 120) <= WIDTH;
     }
 
     /** Bars of the primary figure per row (or per (load, size) and strategy for a grid). Returns the file name. */
@@ -79,12 +85,17 @@ public final class Charts {
             }
             strategies.add(r.strategy);
         }
-        CategoryChart c = new CategoryChartBuilder().width(widthFor(labels, s.isGrid() ? strategies.size() : 1))
-                .height(460).title(s.title)
+        boolean fit = labelsFit(labels, s.isGrid() ? strategies.size() : 1);
+        int longest = labels.stream().mapToInt(String::length).max().orElse(10);
+        CategoryChart c = new CategoryChartBuilder().width(WIDTH)
+                .height(fit ? 460 : 460 + longest * 4).title(s.title)
                 .xAxisTitle(s.isGrid() ? "load type and data size" : "strategy (t: threads, qd: operations in flight)")
                 .yAxisTitle(measure(first.primaryUnit)).build();
         style(c);
         c.getStyler().setyAxisTickLabelsFormattingFunction(Charts::plain);
+        if (!fit) {
+            c.getStyler().setXAxisLabelRotation(30);
+        }
         if (s.isGrid()) {
             Map<String, Map<String, Double>> byStrategy = new LinkedHashMap<>();
             List<String> cats = new ArrayList<>();
@@ -117,7 +128,7 @@ public final class Charts {
 
     /** One line per row through p50 ... max, microseconds on a log axis. */
     public static String latency(Section s, Path dir) throws IOException {
-        CategoryChart c = new CategoryChartBuilder().width(900).height(460).title(s.title + ": latency")
+        CategoryChart c = new CategoryChartBuilder().width(WIDTH).height(460).title(s.title + ": latency")
                 .xAxisTitle("percentile").yAxisTitle("latency, µs (log scale)").build();
         style(c);
         c.getStyler().setDefaultSeriesRenderStyle(CategorySeries.CategorySeriesRenderStyle.Line);
