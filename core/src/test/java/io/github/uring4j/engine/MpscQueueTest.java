@@ -41,6 +41,7 @@ class MpscQueueTest {
         int producers = 4;
         int perProducer = 500_000;
         MpscQueue q = new MpscQueue();
+        @SuppressWarnings({"unchecked", "rawtypes"}) // a generic array can only be created raw
         java.util.concurrent.ConcurrentLinkedQueue<Item>[] free = new java.util.concurrent.ConcurrentLinkedQueue[producers];
         Thread[] threads = new Thread[producers];
         for (int p = 0; p < producers; p++) {

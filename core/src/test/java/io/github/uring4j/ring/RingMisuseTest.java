@@ -126,6 +126,7 @@ class RingMisuseTest {
 
     /** A ring opened on a thread that has ended can be closed from another thread. */
     @Test
+    @SuppressWarnings("try") // closing a ring explicitly inside its try block, from another thread, is what is tested
     void aRingWhoseOwnerEndedCanBeClosed() throws Exception {
         long before = Rings.countFds("io_uring");
         AtomicReference<IoUring> made = new AtomicReference<>();

@@ -183,7 +183,7 @@ public final class UringBackend implements IoBackend {
 
     /** Runs {@code body} on every loop's thread (directly on the caller's own loop). */
     private CompletableFuture<Void>[] onEveryLoop(LoopMessage.Task.Body body) {
-        @SuppressWarnings("unchecked")
+        @SuppressWarnings({"unchecked", "rawtypes"}) // a generic array can only be created raw
         CompletableFuture<Void>[] done = new CompletableFuture[loops.length];
         EventLoop here = current();
         for (int i = 0; i < loops.length; i++) {
