@@ -12,4 +12,5 @@ module io.github.uring4j.core {
     exports io.github.uring4j;
     exports io.github.uring4j.ring;
     exports io.github.uring4j.file;
+    exports io.github.uring4j.nio;
 }
