@@ -26,6 +26,14 @@ public interface IoBackend {
     void closeOrphan(FileHandle h);
 
     /**
+     * Takes in a descriptor its client opened itself (a blocking {@code open(2)} on the caller's thread is faster
+     * than a trip through a ring, or a {@code dup} of the client's own): the backend owns it from now on, runs
+     * requests on it, and closes it on {@link Request#CLOSE} or at shutdown. Null when the backend is shutting down
+     * (the caller still owns the descriptor).
+     */
+    FileHandle adopt(OpenSpec spec, int fd, int memAlign, int offAlign);
+
+    /**
      * Registers {@code region}'s buffers for fixed-buffer transfers; returns null, or why they stay unregistered
      * (the region still works, unregistered).
      */

@@ -24,10 +24,14 @@ import java.nio.ByteBuffer;
  * </ul>
  */
 public final class Memory {
-    static final int HELD = 0;
-    static final int POOL = 1;
-    static final int SHARED = 2;
-    static final int CONFINED = 3;
+    /** Memory nobody can free while a reference to it is held (global, automatic, a direct buffer's own). */
+    public static final int HELD = 0;
+    /** A {@code BufferPool}'s memory: pinned while the kernel uses it. */
+    public static final int POOL = 1;
+    /** A shared arena's memory: any thread may free it at any moment. */
+    public static final int SHARED = 2;
+    /** A confined arena's memory: only its owner thread may touch or free it. */
+    public static final int CONFINED = 3;
 
     private static final Class<?> GLOBAL_SCOPE = Arena.global().scope().getClass();
     private static final Class<?> AUTO_SCOPE = Arena.ofAuto().scope().getClass();
@@ -244,8 +248,18 @@ public final class Memory {
         return n;
     }
 
+    /** Whose a direct buffer's memory is: {@link #HELD}, {@link #POOL}, {@link #SHARED} or {@link #CONFINED}. */
+    public static int kind(ByteBuffer direct) {
+        return base(direct).kind;
+    }
+
+    /** The pool region of a {@link #POOL} buffer. */
+    public static PinnedRegion region(ByteBuffer direct) {
+        return base(direct).region;
+    }
+
     /** A direct buffer's whole memory as a segment, from the cache (no allocation on a hit). */
-    private static MemorySegment whole(ByteBuffer b) {
+    public static MemorySegment whole(ByteBuffer b) {
         Base e = base(b);
         return e.whole != null ? e.whole : MemorySegment.ofBuffer(b.duplicate().clear());
     }

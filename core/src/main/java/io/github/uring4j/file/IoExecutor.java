@@ -3,6 +3,7 @@ package io.github.uring4j.file;
 import io.github.uring4j.engine.BouncePool;
 import io.github.uring4j.engine.Log;
 import io.github.uring4j.engine.EngineConfig;
+import io.github.uring4j.engine.ExecutorDoor;
 import io.github.uring4j.engine.IoBackend;
 import io.github.uring4j.engine.ResultFilter;
 import io.github.uring4j.engine.select.Engines;
@@ -57,6 +58,20 @@ public final class IoExecutor implements AutoCloseable {
     public static final String BACKEND_PROPERTY = "uring4j.backend";
 
     private static final AtomicInteger EXECUTORS = new AtomicInteger();
+
+    static {
+        ExecutorDoor.register(new ExecutorDoor.Access() {
+            @Override
+            public IoBackend backend(Object executor) {
+                return ((IoExecutor) executor).backend;
+            }
+
+            @Override
+            public BouncePool bounces(Object executor) {
+                return ((IoExecutor) executor).bounces;
+            }
+        });
+    }
     private static IoExecutor defaultExecutor;
 
     final IoBackend backend;

@@ -238,6 +238,12 @@ public final class Uapi {
     public static final int AT_SYMLINK_NOFOLLOW = 0x100;
     public static final int AT_EMPTY_PATH = 0x1000;
 
+    // ---- fcntl / lseek
+    public static final int F_DUPFD_CLOEXEC = 1030;
+    public static final int SEEK_SET = 0;
+    public static final int SEEK_CUR = 1;
+    public static final int SEEK_END = 2;
+
     // ---- fallocate / fadvise / madvise / sync_file_range
     public static final int FALLOC_FL_KEEP_SIZE = 0x01;
     public static final int FALLOC_FL_PUNCH_HOLE = 0x02;

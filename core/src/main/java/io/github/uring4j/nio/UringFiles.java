@@ -1,34 +1,57 @@
 package io.github.uring4j.nio;
 
+import io.github.uring4j.engine.Log;
+import io.github.uring4j.file.Backend;
+import io.github.uring4j.file.IoExecutor;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.nio.channels.AsynchronousFileChannel;
 import java.nio.channels.FileChannel;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileAttribute;
+import java.util.HashSet;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
+import javax.management.JMException;
+import javax.management.ObjectName;
 
 /**
  * The JDK's file channels on io_uring without installing a provider: each method takes what the JDK's method of
- * the same name takes and returns a channel with the JDK's semantics.
+ * the same name takes and returns a channel with the JDK's semantics. They run on the
+ * {@linkplain IoExecutor#defaultExecutor() default executor}; where io_uring cannot be used there (blocked,
+ * disabled, no native access), they return the JDK's own channels after one warning that names the cause.
  */
 public final class UringFiles {
+    private static volatile IoExecutor executor;
+    private static volatile boolean warned;
+    private static volatile boolean registered;
+
     private UringFiles() {
     }
 
     /** As {@link FileChannel#open(Path, OpenOption...)}. */
     public static FileChannel newFileChannel(Path path, OpenOption... options) throws IOException {
         Objects.requireNonNull(options, "options");
-        return newFileChannel(path, Set.of(options));
+        Set<OpenOption> set = new HashSet<>(options.length);
+        for (OpenOption o : options) {
+            set.add(Objects.requireNonNull(o));
+        }
+        return newFileChannel(path, set);
     }
 
     /** As {@link FileChannel#open(Path, Set, FileAttribute...)}. */
     public static FileChannel newFileChannel(Path path, Set<? extends OpenOption> options, FileAttribute<?>... attrs)
             throws IOException {
         Objects.requireNonNull(path, "path");
-        return Builtin.provider().newFileChannel(Builtin.path(path), options, attrs);
+        Objects.requireNonNull(options, "options");
+        IoExecutor e = executor();
+        if (e == null) {
+            Counters.JDK_CHANNELS.increment();
+            return Builtin.provider().newFileChannel(Builtin.path(path), options, attrs);
+        }
+        return UringFileChannel.open(Builtin.path(path), options, attrs, e);
     }
 
     /** As {@link AsynchronousFileChannel#open(Path, OpenOption...)}. */
@@ -43,5 +66,93 @@ public final class UringFiles {
             ExecutorService executor, FileAttribute<?>... attrs) throws IOException {
         Objects.requireNonNull(path, "path");
         return Builtin.provider().newAsynchronousFileChannel(Builtin.path(path), options, executor, attrs);
+    }
+
+    /** What the drop-in channels have done in this JVM: a way to see that a program runs on them. */
+    public static DropInStatistics statistics() {
+        return Counters.snapshot();
+    }
+
+    /**
+     * The executor the channels run on, or null when they serve the JDK's own channels (io_uring cannot be used).
+     */
+    static IoExecutor executor() {
+        IoExecutor e = executor;
+        if (e == null || !e.isOpen()) {
+            e = IoExecutor.defaultExecutor();
+            executor = e;
+            register();
+        }
+        if (e.backend() != Backend.IO_URING) {
+            if (!warned) {
+                warned = true;
+                Log.warn("uring4j: the drop-in channels are the JDK's own: "
+                        + e.fallbackReason().orElse("io_uring cannot be used"));
+            }
+            return null;
+        }
+        return e;
+    }
+
+    private static synchronized void register() {
+        if (registered) {
+            return;
+        }
+        registered = true;
+        try {
+            ManagementFactory.getPlatformMBeanServer().registerMBean(new Beans(),
+                    new ObjectName("io.github.uring4j:type=DropIns"));
+        } catch (JMException | RuntimeException e) {
+            Log.warn("uring4j: the DropIns MXBean could not be registered: " + e);
+        }
+    }
+
+    private static final class Beans implements DropInsMXBean {
+        @Override
+        public boolean isIoUring() {
+            IoExecutor e = executor;
+            return e != null && e.backend() == Backend.IO_URING;
+        }
+
+        @Override
+        public String getFallbackReason() {
+            IoExecutor e = executor;
+            return e == null ? "" : e.fallbackReason().orElse("");
+        }
+
+        @Override
+        public long getUringChannels() {
+            return Counters.URING_CHANNELS.sum();
+        }
+
+        @Override
+        public long getJdkChannels() {
+            return Counters.JDK_CHANNELS.sum();
+        }
+
+        @Override
+        public long getCallerCalls() {
+            return Counters.CALLER_CALLS.sum();
+        }
+
+        @Override
+        public long getRingOperations() {
+            return Counters.RING_OPERATIONS.sum();
+        }
+
+        @Override
+        public long getBytesRead() {
+            return Counters.BYTES_READ.sum();
+        }
+
+        @Override
+        public long getBytesWritten() {
+            return Counters.BYTES_WRITTEN.sum();
+        }
+
+        @Override
+        public long getKernelCopies() {
+            return Counters.KERNEL_COPIES.sum();
+        }
     }
 }

@@ -5,6 +5,7 @@ import io.github.uring4j.engine.EngineConfig;
 import io.github.uring4j.engine.FileHandle;
 import io.github.uring4j.engine.IoBackend;
 import io.github.uring4j.engine.Log;
+import io.github.uring4j.engine.OpenSpec;
 import io.github.uring4j.engine.PinnedRegion;
 import io.github.uring4j.engine.Request;
 import io.github.uring4j.engine.RequestPool;
@@ -315,6 +316,11 @@ public final class ThreadsBackend implements IoBackend {
     public void cancel(Request r, int generation) {
         // A blocking call cannot be stopped; one that has not started is skipped.
         r.markCancelled(generation);
+    }
+
+    @Override
+    public FileHandle adopt(OpenSpec spec, int fd, int memAlign, int offAlign) {
+        return open ? new ThreadsFile(this, spec, fd, null, memAlign, offAlign) : null;
     }
 
     @Override

@@ -136,9 +136,11 @@ final class Closer {
             }
         }
         for (UringFile f : loop.homeFiles.toArray(new UringFile[0])) {
-            closeNow(f);
+            // a client releasing the file at the same moment closes it itself: whoever removes it owns it
+            if (loop.homeFiles.remove(f)) {
+                closeNow(f);
+            }
         }
-        loop.homeFiles.clear();
     }
 
     private void closeNow(UringFile f) {

@@ -15,8 +15,10 @@ import java.lang.foreign.Arena;
 import java.nio.channels.AsynchronousCloseException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * One event loop: a thread that owns one ring. Other threads hand it requests and messages through an MPSC queue
@@ -72,7 +74,8 @@ final class EventLoop implements Runnable {
     /** Files with requests or waiting requests on this loop. */
     final ArrayList<UringFile> touched = new ArrayList<>();
     /** Files this loop opened and will close at shutdown if their owners do not. */
-    final ArrayList<UringFile> homeFiles = new ArrayList<>();
+    /** Files this loop is home to; clients adopt files from any thread, so the set is concurrent. */
+    final Set<UringFile> homeFiles = ConcurrentHashMap.newKeySet();
     private boolean cancelAllSent;
     /** IORING_OP_FTRUNCATE exists (6.9); before, ftruncate runs off the loop. */
     boolean ftruncateOp;

@@ -4,6 +4,7 @@ import io.github.uring4j.engine.BouncePool;
 import io.github.uring4j.engine.EngineConfig;
 import io.github.uring4j.engine.FileHandle;
 import io.github.uring4j.engine.IoBackend;
+import io.github.uring4j.engine.OpenSpec;
 import io.github.uring4j.engine.PinnedRegion;
 import io.github.uring4j.engine.Request;
 import io.github.uring4j.engine.RequestPool;
@@ -138,6 +139,23 @@ public final class UringBackend implements IoBackend {
         for (EventLoop l : loops) {
             l.enqueueMessage(new LoopMessage.Cancel(r, generation));
         }
+    }
+
+    @Override
+    public FileHandle adopt(OpenSpec spec, int fd, int memAlign, int offAlign) {
+        if (!open) {
+            return null;
+        }
+        EventLoop home = loops.length == 1 ? loops[0] : loops[Math.floorMod(next.getAndIncrement(), loops.length)];
+        UringFile f = new UringFile(this, spec, fd, -1, home, loops.length, memAlign, offAlign);
+        home.homeFiles.add(f);
+        // A shutdown that began before the add may have closed its files already: whoever removes the file owns it.
+        if (home.closing && home.homeFiles.remove(f)) {
+            f.beginClose();
+            f.markClosed();
+            return null;
+        }
+        return f;
     }
 
     @Override

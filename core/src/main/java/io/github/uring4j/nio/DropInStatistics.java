@@ -1,0 +1,19 @@
+package io.github.uring4j.nio;
+
+/**
+ * What uring4j's drop-in channels have done in this JVM since it started: a way to see that a program runs on
+ * them, and where their work ran. Read it with {@link UringFiles#statistics()} or as the MXBean
+ * {@code io.github.uring4j:type=DropIns}.
+ *
+ * @param uringChannels  channels opened on uring4j ({@code FileChannel}s and {@code AsynchronousFileChannel}s)
+ * @param jdkChannels    channels that were the JDK's own because io_uring could not be used
+ * @param callerCalls    system calls made on the caller's thread (reads served from the page cache, writes, ...)
+ * @param ringOperations operations that went through an io_uring (reads that had to wait for the device, on a
+ *                       virtual thread or an {@code O_DIRECT} file; every asynchronous operation)
+ * @param bytesRead      bytes read through the drop-in channels
+ * @param bytesWritten   bytes written through them
+ * @param kernelCopies   {@code transferTo}/{@code transferFrom}/copies done inside the kernel ({@code copy_file_range})
+ */
+public record DropInStatistics(long uringChannels, long jdkChannels, long callerCalls, long ringOperations,
+        long bytesRead, long bytesWritten, long kernelCopies) {
+}

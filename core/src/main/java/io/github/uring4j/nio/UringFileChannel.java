@@ -1,0 +1,1379 @@
+package io.github.uring4j.nio;
+
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import io.github.uring4j.engine.BouncePool;
+import io.github.uring4j.engine.Completion;
+import io.github.uring4j.engine.ExecutorDoor;
+import io.github.uring4j.engine.FileHandle;
+import io.github.uring4j.engine.IoBackend;
+import io.github.uring4j.engine.Memory;
+import io.github.uring4j.engine.OpenSpec;
+import io.github.uring4j.engine.PinnedRegion;
+import io.github.uring4j.engine.Request;
+import io.github.uring4j.file.IoExecutor;
+import io.github.uring4j.linux.Errno;
+import io.github.uring4j.linux.LeanCalls;
+import io.github.uring4j.linux.Statx;
+import io.github.uring4j.linux.Uapi;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.ref.Cleaner;
+import java.net.URI;
+import java.nio.ByteBuffer;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.AsynchronousCloseException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.NonReadableChannelException;
+import java.nio.channels.NonWritableChannelException;
+import java.nio.channels.ReadableByteChannel;
+import java.nio.channels.WritableByteChannel;
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.OpenOption;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileAttribute;
+import java.util.EnumSet;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A {@link FileChannel} with the JDK's semantics whose reads and writes are system calls made by the calling
+ * thread as lean as a downcall gets, and io_uring operations where a call would block a virtual thread's carrier.
+ *
+ * <h2>Where the work runs</h2>
+ * <ul>
+ * <li>A read first takes the data where it already is: {@code preadv2(..., RWF_NOWAIT)} on the caller's thread,
+ * which never waits for the device. When the data is not in the page cache, a platform thread reads with a plain
+ * blocking call, as the JDK's channel does; a virtual thread hands the read to an io_uring event loop and parks, so
+ * its carrier is free for other virtual threads (the JDK's channel blocks the carrier and adds carriers to make up
+ * for it).</li>
+ * <li>{@code O_DIRECT} reads and writes on a virtual thread go to the ring at once (an {@code O_DIRECT} call never
+ * finds its data in the page cache).</li>
+ * <li>Writes to a regular file are calls on the caller's thread (ext4 cannot take a buffered write without
+ * possibly waiting, so a ring would hand it to a kernel worker thread: slower). Reads and writes of pipes, FIFOs
+ * and devices that could wait forever go to the ring, where closing the channel ends them.</li>
+ * <li>{@code map} and the file locks are the JDK's own, on a second descriptor of the same file (so they behave as
+ * the JDK's do, including the overlap checks between channels of this JVM).</li>
+ * </ul>
+ *
+ * <h2>Memory</h2>
+ * Heap buffers and buffers of shared arenas are staged through library memory (the JDK stages heap buffers through
+ * a temporary direct buffer); direct buffers of {@code allocateDirect}, automatic and global arenas, and confined
+ * arenas owned by the calling thread go to the kernel as they are.
+ */
+public final class UringFileChannel extends FileChannel {
+    private static final int CLOSED = 1 << 30;
+    private static final Charset JNU = jnuCharset();
+    private static final Cleaner CLEANER = Cleaner.create(r -> {
+        Thread t = new Thread(r, "uring4j-channel-cleaner");
+        t.setDaemon(true);
+        return t;
+    });
+    /** Heap transfers move at most this much per system call (the staging memory kept per context). */
+    private static final int STAGE = Call.SCRATCH_KEPT;
+    private static final int UNKNOWN = 0;
+    private static final int REGULAR = 1;
+    private static final int OTHER = 2;
+
+    private final String path;
+    private final int fd;
+    private final int flags;
+    private final boolean readable;
+    private final boolean writable;
+    private final boolean append;
+    private final boolean direct;
+    /** The block size {@code O_DIRECT} transfers must be aligned to, as the JDK's channel takes it. */
+    private final int alignment;
+    private final IoExecutor executor;
+    private final IoBackend backend;
+    private final BouncePool bounces;
+    private final ReentrantLock positionLock = new ReentrantLock();
+    /** Calls on the caller's thread using {@link #fd} now; {@link #CLOSED} once the channel closes. */
+    private final AtomicInteger uses = new AtomicInteger();
+    private final Resources resources;
+    private final Cleaner.Cleanable cleanable;
+    private volatile Thread closer;
+    private volatile int fileType = UNKNOWN;
+    private volatile boolean nowaitReads = true;
+    private volatile boolean nowaitWrites = true;
+    /** Set by the library's own streams: an interrupt neither closes the channel nor stops the operation. */
+    volatile boolean uninterruptible;
+
+    /**
+     * What must be closed when the channel closes or becomes unreachable: the descriptor, the ring's copy of it and
+     * the JDK channel behind {@code map} and the locks. Holds no reference to the channel.
+     */
+    private static final class Resources implements Runnable {
+        final int fd;
+        final Object lock = new Object();
+        /** A {@code dup} of {@link #fd} owned by the ring, made on the first operation that needs the ring. */
+        FileHandle handle;
+        FileChannel jdk;
+        boolean closed;
+
+        Resources(int fd) {
+            this.fd = fd;
+        }
+
+        /** Dropped without close(): nobody waits, nobody is told. */
+        @Override
+        public void run() {
+            FileHandle h;
+            FileChannel j;
+            synchronized (lock) {
+                if (closed) {
+                    return;
+                }
+                closed = true;
+                h = handle;
+                j = jdk;
+            }
+            if (h != null) {
+                h.orphaned();
+            }
+            if (j != null) {
+                try {
+                    j.close();
+                } catch (IOException | RuntimeException e) {
+                    // nobody to tell
+                }
+            }
+            Call c = Call.get();
+            try {
+                LeanCalls.close(c.capture, fd);
+            } finally {
+                c.release();
+            }
+        }
+    }
+
+    private UringFileChannel(String path, int fd, Opening o, int alignment, IoExecutor executor) {
+        this.path = path;
+        this.fd = fd;
+        this.flags = o.flags;
+        this.readable = o.read;
+        this.writable = o.write;
+        this.append = o.append;
+        this.direct = o.direct;
+        this.alignment = alignment;
+        this.executor = executor;
+        ExecutorDoor.Access door = ExecutorDoor.get();
+        this.backend = door.backend(executor);
+        this.bounces = door.bounces(executor);
+        this.resources = new Resources(fd);
+        this.cleanable = CLEANER.register(this, resources);
+        Counters.URING_CHANNELS.increment();
+    }
+
+    private static Charset jnuCharset() {
+        try {
+            return Charset.forName(System.getProperty("sun.jnu.encoding", "UTF-8"));
+        } catch (RuntimeException e) {
+            return StandardCharsets.UTF_8;
+        }
+    }
+
+    // ============================================================================================ open
+
+    /** Opens {@code path} (a path of the built-in provider) as {@link FileChannel#open} would, on {@code executor}. */
+    static UringFileChannel open(Path path, Set<? extends OpenOption> options, FileAttribute<?>[] attrs,
+            IoExecutor executor) throws IOException {
+        String p = path.toString();
+        Opening o = Opening.of(p, options, attrs, false);
+        byte[] bytes = p.getBytes(JNU);
+        for (byte b : bytes) {
+            if (b == 0) {
+                throw new java.nio.file.InvalidPathException(p, "Nul character not allowed");
+            }
+        }
+        Call c = Call.get();
+        int fd;
+        int alignment = 0;
+        try {
+            MemorySegment cPath = c.scratch(bytes.length + 1L);
+            MemorySegment.copy(bytes, 0, cPath, JAVA_BYTE_LAYOUT, 0, bytes.length);
+            cPath.set(JAVA_BYTE_LAYOUT, bytes.length, (byte) 0);
+            do {
+                fd = LeanCalls.open(c.capture, cPath, o.flags, o.mode);
+            } while (fd == -Errno.EINTR);
+            Counters.CALLER_CALLS.increment();
+            if (fd < 0) {
+                throw JdkErrors.open(-fd, p);
+            }
+            if (o.deleteOnClose) {
+                // As the JDK: the name goes at once; the file lives until its last descriptor closes.
+                LeanCalls.unlink(c.capture, cPath);
+            }
+            if (o.direct) {
+                MemorySegment vfs = c.scratch(LeanCalls.STATVFS_SIZE);
+                int r = LeanCalls.fstatvfs(c.capture, fd, vfs);
+                if (r < 0) {
+                    LeanCalls.close(c.capture, fd);
+                    throw JdkErrors.io(-r);
+                }
+                alignment = (int) vfs.get(JAVA_LONG, 0);
+            }
+        } finally {
+            c.release();
+        }
+        return new UringFileChannel(p, fd, o, alignment, executor);
+    }
+
+    private static final java.lang.foreign.ValueLayout.OfByte JAVA_BYTE_LAYOUT = java.lang.foreign.ValueLayout.JAVA_BYTE;
+
+    // ============================================================================================ use and close
+
+    private void ensureOpen() throws ClosedChannelException {
+        if (!isOpen()) {
+            throw new ClosedChannelException();
+        }
+    }
+
+    /** Counts a call on {@link #fd}; false once the channel closed (the descriptor may be gone). */
+    private boolean enter() {
+        if ((uses.incrementAndGet() & CLOSED) != 0) {
+            leave();
+            return false;
+        }
+        return true;
+    }
+
+    private void leave() {
+        if (uses.decrementAndGet() == CLOSED) {
+            Thread t = closer;
+            if (t != null) {
+                LockSupport.unpark(t);
+            }
+        }
+    }
+
+    private void enterOrThrow() throws IOException {
+        if (!enter()) {
+            throw new AsynchronousCloseException();
+        }
+    }
+
+    @Override
+    protected void implCloseChannel() throws IOException {
+        uses.getAndAdd(CLOSED);
+        FileHandle h;
+        FileChannel j;
+        synchronized (resources.lock) {
+            if (resources.closed) {
+                return;
+            }
+            resources.closed = true;
+            h = resources.handle;
+            j = resources.jdk;
+        }
+        IOException failure = null;
+        if (j != null) {
+            try {
+                j.close(); // its locks go with it, as the JDK's channel releases its locks on close
+            } catch (IOException e) {
+                failure = e;
+            }
+        }
+        if (h != null) {
+            closeRingCopy(h);
+        }
+        // Calls on the caller's threads end soon (none waits for long: those that could, go to the ring).
+        closer = Thread.currentThread();
+        boolean interrupted = false;
+        while (uses.get() != CLOSED) {
+            LockSupport.park(this);
+            if (Thread.interrupted()) {
+                interrupted = true;
+            }
+        }
+        closer = null;
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        Call c = Call.get();
+        try {
+            int r = LeanCalls.close(c.capture, fd);
+            if (r < 0 && r != -Errno.EINTR && failure == null) {
+                failure = JdkErrors.io(-r);
+            }
+        } finally {
+            c.release();
+        }
+        cleanable.clean(); // resources.closed is set: only unregisters
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    /**
+     * Closes the ring's descriptor: its operations in flight end with {@link AsynchronousCloseException} and their
+     * threads wake. Waits for it unless the caller is a thread that completes ring operations.
+     */
+    private void closeRingCopy(FileHandle h) {
+        if (!h.beginClose()) {
+            return;
+        }
+        Waiter w = new Waiter();
+        Request r = backend.acquire();
+        r.kind = Request.CLOSE;
+        r.handle = h;
+        r.completion = Waiter.WAKE;
+        r.target = w;
+        boolean wait = !backend.mustNotBlock(Thread.currentThread());
+        backend.submit(r);
+        if (wait) {
+            w.awaitUninterruptibly();
+        }
+    }
+
+    /** The ring's descriptor of this file (a {@code dup}), made on first use. */
+    private FileHandle handle() throws IOException {
+        synchronized (resources.lock) {
+            FileHandle h = resources.handle;
+            if (h != null) {
+                return h;
+            }
+            if (resources.closed) {
+                throw new AsynchronousCloseException();
+            }
+            Call c = Call.get();
+            try {
+                int d = LeanCalls.dup(c.capture, fd);
+                if (d < 0) {
+                    throw JdkErrors.io(-d);
+                }
+                OpenSpec spec = OpenSpec.of(path, flags, readable, writable, direct, false, false);
+                int align = direct ? alignment : 4096;
+                h = backend.adopt(spec, d, align, align);
+                if (h == null) {
+                    LeanCalls.close(c.capture, d);
+                    throw new IOException("uring4j: the executor " + executor + " is closed");
+                }
+            } finally {
+                c.release();
+            }
+            resources.handle = h;
+            return h;
+        }
+    }
+
+    /** The JDK's channel on this file, for {@code map} and the locks, opened on first use. */
+    private FileChannel jdk() throws IOException {
+        synchronized (resources.lock) {
+            if (resources.closed) {
+                throw new ClosedChannelException();
+            }
+            FileChannel j = resources.jdk;
+            if (j == null) {
+                Set<StandardOpenOption> o = EnumSet.noneOf(StandardOpenOption.class);
+                if (readable) {
+                    o.add(StandardOpenOption.READ);
+                }
+                if (writable) {
+                    o.add(StandardOpenOption.WRITE);
+                }
+                Path self = Builtin.provider().getFileSystem(URI.create("file:///")).getPath("/proc/self/fd/" + fd);
+                try {
+                    j = Builtin.provider().newFileChannel(self, o);
+                } catch (java.nio.file.AccessDeniedException e) {
+                    throw new java.nio.file.AccessDeniedException(path, null, "map and the file locks use the JDK's"
+                            + " channel on a second descriptor of the file, which its permissions do not allow");
+                }
+                resources.jdk = j;
+            }
+            return j;
+        }
+    }
+
+    // ============================================================================================ kinds of file
+
+    /** Regular file (calls on it never wait long), or something that may wait forever (pipe, FIFO, device). */
+    private boolean regular() {
+        int t = fileType;
+        if (t == UNKNOWN) {
+            Call c = Call.get();
+            try {
+                MemorySegment sx = c.scratch(Statx.LAYOUT.byteSize());
+                if (!enter()) {
+                    return true; // closed: the caller fails before it calls
+                }
+                int r;
+                try {
+                    r = LeanCalls.statx(c.capture, fd, EMPTY_PATH, Uapi.AT_EMPTY_PATH, Statx.STATX_TYPE, sx);
+                } finally {
+                    leave();
+                }
+                int mode = r == 0 ? Short.toUnsignedInt(sx.get(java.lang.foreign.ValueLayout.JAVA_SHORT, Statx.MODE)) : 0;
+                t = (mode & 0170000) == 0100000 || (mode & 0170000) == 0040000 ? REGULAR : OTHER;
+            } finally {
+                c.release();
+            }
+            fileType = t;
+        }
+        return t == REGULAR;
+    }
+
+    private static final MemorySegment EMPTY_PATH = Arena.global().allocateFrom("");
+
+    // ============================================================================================ reads
+
+    @Override
+    public int read(ByteBuffer dst) throws IOException {
+        Objects.requireNonNull(dst);
+        ensureOpen();
+        if (!readable) {
+            throw new NonReadableChannelException();
+        }
+        positionLock.lock();
+        try {
+            if (direct) {
+                checkPositionAligned(position0());
+            }
+            return read0(dst, -1);
+        } finally {
+            positionLock.unlock();
+        }
+    }
+
+    @Override
+    public int read(ByteBuffer dst, long position) throws IOException {
+        Objects.requireNonNull(dst);
+        if (position < 0) {
+            throw new IllegalArgumentException("Negative position");
+        }
+        ensureOpen();
+        if (!readable) {
+            throw new NonReadableChannelException();
+        }
+        if (direct) {
+            checkPositionAligned(position);
+        }
+        return read0(dst, position);
+    }
+
+    @Override
+    public long read(ByteBuffer[] dsts, int offset, int length) throws IOException {
+        Objects.checkFromIndexSize(offset, length, dsts.length);
+        ensureOpen();
+        if (!readable) {
+            throw new NonReadableChannelException();
+        }
+        positionLock.lock();
+        try {
+            if (direct) {
+                checkPositionAligned(position0());
+            }
+            long total = 0;
+            for (int i = offset; i < offset + length; i++) {
+                ByteBuffer b = Objects.requireNonNull(dsts[i]);
+                if (b.isReadOnly()) {
+                    throw new IllegalArgumentException("Read-only buffer");
+                }
+            }
+            for (int i = offset; i < offset + length; i++) {
+                ByteBuffer b = dsts[i];
+                if (!b.hasRemaining()) {
+                    continue;
+                }
+                int want = b.remaining();
+                int n = read0(b, -1);
+                if (n < 0) {
+                    return total == 0 ? -1 : total;
+                }
+                total += n;
+                if (n < want) {
+                    break;
+                }
+            }
+            return total;
+        } finally {
+            positionLock.unlock();
+        }
+    }
+
+    /** One buffer at {@code position} ({@code -1}: at the file position, which advances). */
+    private int read0(ByteBuffer dst, long position) throws IOException {
+        if (dst.isReadOnly()) {
+            throw new IllegalArgumentException("Read-only buffer");
+        }
+        int len = dst.remaining();
+        if (direct) {
+            checkBuffer(dst, len);
+        }
+        if (len == 0) {
+            return 0;
+        }
+        if (!dst.isDirect()) {
+            return stagedRead(dst, position);
+        }
+        int kind = Memory.kind(dst);
+        switch (kind) {
+            case Memory.HELD -> {
+                return readInto(dst, Memory.address(dst), len, position, null);
+            }
+            case Memory.POOL -> {
+                PinnedRegion region = Memory.region(dst);
+                if (!region.pin()) {
+                    throw new IllegalStateException("the buffer belongs to a closed BufferPool: its memory is freed");
+                }
+                try {
+                    return readInto(dst, Memory.address(dst), len, position, null);
+                } finally {
+                    region.unpin();
+                }
+            }
+            case Memory.CONFINED -> {
+                if (!MemorySegment.ofBuffer(dst).isAccessibleBy(Thread.currentThread())) {
+                    throw new WrongThreadException("the buffer belongs to a confined arena of another thread");
+                }
+                // Its owner is this thread, busy here: nobody can free the memory before the call returns.
+                return readInto(dst, Memory.address(dst), len, position, null);
+            }
+            default -> {
+                return stagedRead(dst, position); // a shared arena's memory may be freed at any moment
+            }
+        }
+    }
+
+    /** Reads a heap buffer (or a shared arena's) through staging memory, in pieces of {@link #STAGE} bytes. */
+    private int stagedRead(ByteBuffer dst, long position) throws IOException {
+        int total = 0;
+        while (dst.hasRemaining()) {
+            int piece = Math.min(dst.remaining(), STAGE);
+            Call c = Call.get();
+            int n;
+            try {
+                MemorySegment s = c.scratch(piece);
+                n = readInto(null, s.address(), piece, position < 0 ? -1 : position + total, c);
+                if (n > 0) {
+                    MemorySegment to = dst.isDirect() ? Memory.whole(dst).asSlice(dst.position(), n)
+                            : MemorySegment.ofBuffer(dst).asSlice(0, n);
+                    MemorySegment.copy(s, 0, to, 0, n);
+                    dst.position(dst.position() + n);
+                }
+            } finally {
+                c.release();
+            }
+            if (n < 0) {
+                return total == 0 ? -1 : total;
+            }
+            total += n;
+            if (n < piece) {
+                break;
+            }
+        }
+        return total;
+    }
+
+    /**
+     * Reads {@code len} bytes into the native memory at {@code address}: bytes read, or -1 at the end of the file.
+     * {@code dst} (a direct buffer whose memory {@code address} is, or null for staging memory) advances by the bytes
+     * read. {@code held}: the caller's context, whose staging memory {@code address} is (it stays with the caller).
+     */
+    private int readInto(ByteBuffer dst, long address, int len, long position, Call held) throws IOException {
+        boolean virtual = Thread.currentThread().isVirtual();
+        boolean firstTry = !(direct && virtual);
+        int done = 0;
+        if (firstTry) {
+            boolean nowait = nowaitReads && !(direct && !virtual);
+            long n = inline(true, address, len, position, nowait ? Uapi.RWF_NOWAIT : 0, held);
+            if (n >= 0) {
+                if (n == 0) {
+                    return -1;
+                }
+                Counters.BYTES_READ.add(n);
+                if (dst != null) {
+                    dst.position(dst.position() + (int) n);
+                }
+                if (n == len || !nowait) {
+                    return (int) n;
+                }
+                // Part of it was in the page cache: the rest is read as a whole, as a blocking read would.
+                done = (int) n;
+            } else if (n == -Errno.EOPNOTSUPP && nowait) {
+                nowaitReads = false;
+            } else if (n != -Errno.EAGAIN) {
+                throw JdkErrors.io((int) -n);
+            }
+            if (!virtual && regular()) {
+                long m = inline(true, address + done, len - done, position < 0 ? -1 : position + done, 0, held);
+                if (m < 0) {
+                    if (done > 0) {
+                        return done;
+                    }
+                    throw JdkErrors.io((int) -m);
+                }
+                Counters.BYTES_READ.add(m);
+                if (dst != null) {
+                    dst.position(dst.position() + (int) m);
+                }
+                return done + (int) m == 0 ? -1 : done + (int) m;
+            }
+        }
+        long m = ring(Request.READ, dst, address + done, len - done, position < 0 ? -1 : position + done, held);
+        if (m <= 0) {
+            return done > 0 ? done : m == 0 ? -1 : (int) m;
+        }
+        Counters.BYTES_READ.add(m);
+        return done + (int) m;
+    }
+
+    // ============================================================================================ writes
+
+    @Override
+    public int write(ByteBuffer src) throws IOException {
+        Objects.requireNonNull(src);
+        ensureOpen();
+        if (!writable) {
+            throw new NonWritableChannelException();
+        }
+        positionLock.lock();
+        try {
+            if (direct) {
+                checkPositionAligned(position0());
+            }
+            return write0(src, -1);
+        } finally {
+            positionLock.unlock();
+        }
+    }
+
+    @Override
+    public int write(ByteBuffer src, long position) throws IOException {
+        Objects.requireNonNull(src);
+        if (position < 0) {
+            throw new IllegalArgumentException("Negative position");
+        }
+        ensureOpen();
+        if (!writable) {
+            throw new NonWritableChannelException();
+        }
+        if (direct) {
+            checkPositionAligned(position);
+        }
+        return write0(src, position);
+    }
+
+    @Override
+    public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
+        Objects.checkFromIndexSize(offset, length, srcs.length);
+        ensureOpen();
+        if (!writable) {
+            throw new NonWritableChannelException();
+        }
+        positionLock.lock();
+        try {
+            if (direct) {
+                checkPositionAligned(position0());
+            }
+            for (int i = offset; i < offset + length; i++) {
+                Objects.requireNonNull(srcs[i]);
+            }
+            long total = 0;
+            for (int i = offset; i < offset + length; i++) {
+                ByteBuffer b = srcs[i];
+                if (!b.hasRemaining()) {
+                    continue;
+                }
+                int want = b.remaining();
+                int n = write0(b, -1);
+                total += n;
+                if (n < want) {
+                    break;
+                }
+            }
+            return total;
+        } finally {
+            positionLock.unlock();
+        }
+    }
+
+    private int write0(ByteBuffer src, long position) throws IOException {
+        int len = src.remaining();
+        if (direct) {
+            checkBuffer(src, len);
+        }
+        if (len == 0) {
+            return 0;
+        }
+        if (!src.isDirect()) {
+            return stagedWrite(src, position);
+        }
+        int kind = Memory.kind(src);
+        switch (kind) {
+            case Memory.HELD -> {
+                return writeFrom(src, Memory.address(src), len, position, null);
+            }
+            case Memory.POOL -> {
+                PinnedRegion region = Memory.region(src);
+                if (!region.pin()) {
+                    throw new IllegalStateException("the buffer belongs to a closed BufferPool: its memory is freed");
+                }
+                try {
+                    return writeFrom(src, Memory.address(src), len, position, null);
+                } finally {
+                    region.unpin();
+                }
+            }
+            case Memory.CONFINED -> {
+                if (!MemorySegment.ofBuffer(src).isAccessibleBy(Thread.currentThread())) {
+                    throw new WrongThreadException("the buffer belongs to a confined arena of another thread");
+                }
+                return writeFrom(src, Memory.address(src), len, position, null);
+            }
+            default -> {
+                return stagedWrite(src, position);
+            }
+        }
+    }
+
+    private int stagedWrite(ByteBuffer src, long position) throws IOException {
+        int total = 0;
+        while (src.hasRemaining()) {
+            int piece = Math.min(src.remaining(), STAGE);
+            Call c = Call.get();
+            int n;
+            try {
+                MemorySegment s = c.scratch(piece);
+                MemorySegment from = src.isDirect() ? Memory.whole(src).asSlice(src.position(), piece)
+                        : MemorySegment.ofBuffer(src).asSlice(0, piece);
+                MemorySegment.copy(from, 0, s, 0, piece);
+                n = writeFrom(null, s.address(), piece, position < 0 ? -1 : position + total, c);
+                src.position(src.position() + n);
+            } finally {
+                c.release();
+            }
+            total += n;
+            if (n < piece) {
+                break;
+            }
+        }
+        return total;
+    }
+
+    /** Writes {@code len} bytes from the native memory at {@code address}; {@code src} (or null) advances. */
+    private int writeFrom(ByteBuffer src, long address, int len, long position, Call held) throws IOException {
+        boolean virtual = Thread.currentThread().isVirtual();
+        if (!(direct && virtual)) {
+            boolean nowait = nowaitWrites;
+            long n = inline(false, address, len, position, nowait ? Uapi.RWF_NOWAIT : 0, held);
+            if (n == -Errno.EOPNOTSUPP && nowait) {
+                // The file system cannot take a write without possibly waiting (ext4's buffered writes): such a
+                // file is not a pipe, and a write to it never waits for long.
+                nowaitWrites = false;
+                n = inline(false, address, len, position, 0, held);
+            } else if (n == -Errno.EAGAIN && regular()) {
+                n = inline(false, address, len, position, 0, held);
+            }
+            if (n >= 0) {
+                Counters.BYTES_WRITTEN.add(n);
+                if (src != null) {
+                    src.position(src.position() + (int) n);
+                }
+                return (int) n;
+            }
+            if (n != -Errno.EAGAIN) {
+                throw JdkErrors.io((int) -n);
+            }
+        }
+        long m = ring(Request.WRITE, src, address, len, position, held);
+        Counters.BYTES_WRITTEN.add(Math.max(0, m));
+        return (int) m;
+    }
+
+    // ============================================================================================ the two paths
+
+    /**
+     * A call on the caller's thread: {@code preadv2}/{@code pwritev2} of one buffer, {@code -errno} on failure
+     * ({@code EINTR} retried). Not interruptible: it never waits for long.
+     */
+    private long inline(boolean read, long address, int len, long position, int rwf, Call held) throws IOException {
+        if (Thread.currentThread().isInterrupted() && !uninterruptible) {
+            interruptedBeforeCall();
+        }
+        Call c = held != null ? held : Call.get();
+        try {
+            enterOrThrow();
+            long n;
+            try {
+                MemorySegment iov = c.iov1(address, len);
+                do {
+                    n = read ? LeanCalls.preadv2(c.capture, fd, iov, 1, position, rwf)
+                            : LeanCalls.pwritev2(c.capture, fd, iov, 1, position, rwf);
+                } while (n == -Errno.EINTR);
+            } finally {
+                leave();
+            }
+            Counters.CALLER_CALLS.increment();
+            return n;
+        } finally {
+            if (held == null) {
+                c.release();
+            }
+        }
+    }
+
+    /** The thread was interrupted before an operation: as the JDK's channel, it closes and says so. */
+    private void interruptedBeforeCall() throws IOException {
+        begin();
+        end(false); // begin() closed the channel: this throws ClosedByInterruptException
+        throw new ClosedChannelException();
+    }
+
+    /**
+     * A read or write through the ring; the caller parks until it ends (a virtual thread's carrier is free
+     * meanwhile). Interruptible as the JDK's blocking channels are. {@code buf}: a direct buffer whose memory
+     * {@code address} is (it advances), or null for the caller's staging memory (which it keeps while it waits).
+     */
+    private long ring(int kind, ByteBuffer buf, long address, int len, long position, Call held) throws IOException {
+        FileHandle h = handle();
+        Waiter w = new Waiter();
+        Request r = backend.acquire();
+        r.kind = kind;
+        r.handle = h;
+        r.completion = Waiter.WAKE;
+        r.target = w;
+        r.client = this;
+        r.keep = buf != null ? buf : held;
+        r.address = address;
+        r.length = len;
+        r.position = position;
+        boolean completed = false;
+        boolean interruptible = !uninterruptible;
+        if (interruptible) {
+            begin();
+        }
+        try {
+            if (!h.isOpen()) {
+                r.discard();
+                throw new AsynchronousCloseException();
+            }
+            Counters.RING_OPERATIONS.increment();
+            backend.submit(r);
+            w.awaitUninterruptibly();
+            if (w.error != null) {
+                throw w.error;
+            }
+            completed = true;
+            long n = w.value;
+            if (buf != null && n > 0) {
+                buf.position(buf.position() + (int) n);
+            }
+            return kind == Request.READ && n == 0 ? -1 : n;
+        } catch (IOException | RuntimeException | Error e) {
+            // closed meanwhile: end(false) below throws AsynchronousCloseException, or ClosedByInterruptException
+            // when this thread's interrupt closed it
+            throw e;
+        } catch (Throwable t) {
+            throw new IOException(t);
+        } finally {
+            if (interruptible) {
+                end(completed);
+            }
+        }
+    }
+
+    // ============================================================================================ position, size
+
+    private long position0() throws IOException {
+        if (append) {
+            return size0();
+        }
+        Call c = Call.get();
+        try {
+            enterOrThrow();
+            long p;
+            try {
+                p = LeanCalls.lseek(c.capture, fd, 0, Uapi.SEEK_CUR);
+            } finally {
+                leave();
+            }
+            if (p < 0) {
+                throw JdkErrors.io((int) -p);
+            }
+            return p;
+        } finally {
+            c.release();
+        }
+    }
+
+    @Override
+    public long position() throws IOException {
+        ensureOpen();
+        positionLock.lock();
+        try {
+            return position0();
+        } finally {
+            positionLock.unlock();
+        }
+    }
+
+    @Override
+    public FileChannel position(long newPosition) throws IOException {
+        ensureOpen();
+        if (newPosition < 0) {
+            throw new IllegalArgumentException();
+        }
+        positionLock.lock();
+        try {
+            seek(newPosition);
+            return this;
+        } finally {
+            positionLock.unlock();
+        }
+    }
+
+    private void seek(long p) throws IOException {
+        Call c = Call.get();
+        try {
+            enterOrThrow();
+            long r;
+            try {
+                r = LeanCalls.lseek(c.capture, fd, p, Uapi.SEEK_SET);
+            } finally {
+                leave();
+            }
+            if (r < 0) {
+                throw JdkErrors.io((int) -r);
+            }
+        } finally {
+            c.release();
+        }
+    }
+
+    private long size0() throws IOException {
+        Call c = Call.get();
+        try {
+            MemorySegment sx = c.scratch(Statx.LAYOUT.byteSize());
+            enterOrThrow();
+            int r;
+            try {
+                r = LeanCalls.statx(c.capture, fd, EMPTY_PATH, Uapi.AT_EMPTY_PATH, Statx.STATX_SIZE | Statx.STATX_TYPE,
+                        sx);
+            } finally {
+                leave();
+            }
+            Counters.CALLER_CALLS.increment();
+            if (r < 0) {
+                throw JdkErrors.io(-r);
+            }
+            if (fileType == UNKNOWN) {
+                int mode = Short.toUnsignedInt(sx.get(java.lang.foreign.ValueLayout.JAVA_SHORT, Statx.MODE));
+                fileType = (mode & 0170000) == 0100000 || (mode & 0170000) == 0040000 ? REGULAR : OTHER;
+            }
+            return sx.get(JAVA_LONG, Statx.SIZE);
+        } finally {
+            c.release();
+        }
+    }
+
+    @Override
+    public long size() throws IOException {
+        ensureOpen();
+        return size0();
+    }
+
+    @Override
+    public FileChannel truncate(long size) throws IOException {
+        ensureOpen();
+        if (size < 0) {
+            throw new IllegalArgumentException("Negative size");
+        }
+        if (!writable) {
+            throw new NonWritableChannelException();
+        }
+        positionLock.lock();
+        try {
+            long p = position0();
+            long now = size0();
+            if (size < now) {
+                Call c = Call.get();
+                try {
+                    enterOrThrow();
+                    int r;
+                    try {
+                        do {
+                            r = LeanCalls.ftruncate(c.capture, fd, size);
+                        } while (r == -Errno.EINTR);
+                    } finally {
+                        leave();
+                    }
+                    if (r < 0) {
+                        throw JdkErrors.io(-r);
+                    }
+                } finally {
+                    c.release();
+                }
+            }
+            if (p > size) {
+                p = size;
+            }
+            if (!append) {
+                seek(p);
+            }
+            return this;
+        } finally {
+            positionLock.unlock();
+        }
+    }
+
+    @Override
+    public void force(boolean metaData) throws IOException {
+        ensureOpen();
+        if (Thread.currentThread().isVirtual()) {
+            // fsync waits for the device: on a virtual thread it goes to the ring, the carrier stays free
+            ringSync(metaData);
+            return;
+        }
+        Call c = Call.get();
+        try {
+            enterOrThrow();
+            int r;
+            try {
+                do {
+                    r = LeanCalls.fsync(c.capture, fd, metaData);
+                } while (r == -Errno.EINTR);
+            } finally {
+                leave();
+            }
+            Counters.CALLER_CALLS.increment();
+            if (r < 0) {
+                throw JdkErrors.io(-r);
+            }
+        } finally {
+            c.release();
+        }
+    }
+
+    private void ringSync(boolean metaData) throws IOException {
+        FileHandle h = handle();
+        Waiter w = new Waiter();
+        Request r = backend.acquire();
+        r.kind = Request.FSYNC;
+        r.handle = h;
+        r.metaData = metaData;
+        r.completion = Waiter.WAKE;
+        r.target = w;
+        r.client = this;
+        boolean completed = false;
+        begin();
+        try {
+            Counters.RING_OPERATIONS.increment();
+            backend.submit(r);
+            w.awaitUninterruptibly();
+            if (w.error instanceof IOException e) {
+                throw e;
+            }
+            if (w.error != null) {
+                throw new IOException(w.error);
+            }
+            completed = true;
+        } finally {
+            end(completed);
+        }
+    }
+
+    // ============================================================================================ transfers
+
+    @Override
+    public long transferTo(long position, long count, WritableByteChannel target) throws IOException {
+        ensureOpen();
+        if (!target.isOpen()) {
+            throw new ClosedChannelException();
+        }
+        if (!readable) {
+            throw new NonReadableChannelException();
+        }
+        if (target instanceof UringFileChannel u && !u.writable) {
+            throw new NonWritableChannelException();
+        }
+        if (position < 0 || count < 0) {
+            throw new IllegalArgumentException();
+        }
+        long size = size0();
+        if (position > size) {
+            return 0;
+        }
+        count = Math.min(count, size - position);
+        if (count == 0) {
+            return 0;
+        }
+        if (target instanceof UringFileChannel u && !u.append && !direct && !u.direct) {
+            u.positionLock.lock();
+            try {
+                long n = copyRange(this, position, u, -1, count);
+                if (n >= 0) {
+                    return n;
+                }
+            } finally {
+                u.positionLock.unlock();
+            }
+        }
+        return transferToChannel(position, count, target);
+    }
+
+    private long transferToChannel(long position, long count, WritableByteChannel target) throws IOException {
+        ByteBuffer b = ByteBuffer.allocate((int) Math.min(count, 64 * 1024));
+        long done = 0;
+        while (done < count) {
+            b.clear().limit((int) Math.min(b.capacity(), count - done));
+            int n = read(b, position + done);
+            if (n <= 0) {
+                break;
+            }
+            b.flip();
+            while (b.hasRemaining()) {
+                int w = target.write(b);
+                if (w <= 0) {
+                    return done + (n - b.remaining());
+                }
+            }
+            done += n;
+        }
+        return done;
+    }
+
+    @Override
+    public long transferFrom(ReadableByteChannel src, long position, long count) throws IOException {
+        ensureOpen();
+        if (!src.isOpen()) {
+            throw new ClosedChannelException();
+        }
+        if (src instanceof UringFileChannel u && !u.readable) {
+            throw new NonReadableChannelException();
+        }
+        if (!writable) {
+            throw new NonWritableChannelException();
+        }
+        if (position < 0 || count < 0) {
+            throw new IllegalArgumentException();
+        }
+        if (position > size0()) {
+            return 0;
+        }
+        if (count == 0) {
+            return 0;
+        }
+        if (src instanceof UringFileChannel u && !append && !direct && !u.direct) {
+            u.positionLock.lock();
+            try {
+                long n = copyRange(u, -1, this, position, count);
+                if (n >= 0) {
+                    return n;
+                }
+            } finally {
+                u.positionLock.unlock();
+            }
+        }
+        ByteBuffer b = ByteBuffer.allocate((int) Math.min(count, 64 * 1024));
+        long done = 0;
+        while (done < count) {
+            b.clear().limit((int) Math.min(b.capacity(), count - done));
+            int n = src.read(b);
+            if (n <= 0) {
+                break;
+            }
+            b.flip();
+            while (b.hasRemaining()) {
+                write(b, position + done + (n - b.remaining()));
+            }
+            done += n;
+        }
+        return done;
+    }
+
+    /**
+     * {@code copy_file_range} from {@code in} at {@code inPos} to {@code out} at {@code outPos} ({@code -1}: at and
+     * advancing the file position); -1 when the kernel cannot copy between these files (the caller copies).
+     */
+    private static long copyRange(UringFileChannel in, long inPos, UringFileChannel out, long outPos, long count)
+            throws IOException {
+        Call c = Call.get();
+        try {
+            in.enterOrThrow();
+            try {
+                out.enterOrThrow();
+                try {
+                    long done = 0;
+                    while (done < count) {
+                        MemorySegment inOff = inPos < 0 ? MemorySegment.NULL : c.offsets.asSlice(0, 8);
+                        MemorySegment outOff = outPos < 0 ? MemorySegment.NULL : c.offsets.asSlice(8, 8);
+                        if (inPos >= 0) {
+                            inOff.set(JAVA_LONG, 0, inPos + done);
+                        }
+                        if (outPos >= 0) {
+                            outOff.set(JAVA_LONG, 0, outPos + done);
+                        }
+                        long n = LeanCalls.copyFileRange(c.capture, in.fd, inOff, out.fd, outOff, count - done);
+                        Counters.CALLER_CALLS.increment();
+                        if (n == -Errno.EINTR) {
+                            continue;
+                        }
+                        if (n < 0) {
+                            if (done == 0 && (n == -Errno.EXDEV || n == -Errno.EINVAL || n == -Errno.ENOSYS
+                                    || n == -Errno.EOPNOTSUPP || n == -Errno.EBADF)) {
+                                return -1;
+                            }
+                            if (done > 0) {
+                                break;
+                            }
+                            throw JdkErrors.io((int) -n);
+                        }
+                        if (n == 0) {
+                            break;
+                        }
+                        done += n;
+                    }
+                    Counters.KERNEL_COPIES.increment();
+                    Counters.BYTES_READ.add(done);
+                    Counters.BYTES_WRITTEN.add(done);
+                    return done;
+                } finally {
+                    out.leave();
+                }
+            } finally {
+                in.leave();
+            }
+        } finally {
+            c.release();
+        }
+    }
+
+    // ============================================================================================ map, locks
+
+    @Override
+    public MappedByteBuffer map(MapMode mode, long position, long size) throws IOException {
+        ensureOpen();
+        return jdk().map(mode, position, size);
+    }
+
+    @Override
+    public MemorySegment map(MapMode mode, long offset, long size, Arena arena) throws IOException {
+        ensureOpen();
+        return jdk().map(mode, offset, size, arena);
+    }
+
+    @Override
+    public FileLock lock(long position, long size, boolean shared) throws IOException {
+        ensureOpen();
+        checkLock(shared);
+        FileChannel j = jdk();
+        boolean completed = false;
+        begin(); // a lock may wait for another process for as long as it holds the file
+        try {
+            FileLock l = j.lock(position, size, shared);
+            completed = true;
+            return new Lock(this, l);
+        } finally {
+            end(completed);
+        }
+    }
+
+    @Override
+    public FileLock tryLock(long position, long size, boolean shared) throws IOException {
+        ensureOpen();
+        checkLock(shared);
+        FileLock l = jdk().tryLock(position, size, shared);
+        return l == null ? null : new Lock(this, l);
+    }
+
+    private void checkLock(boolean shared) {
+        if (shared && !readable) {
+            throw new NonReadableChannelException();
+        }
+        if (!shared && !writable) {
+            throw new NonWritableChannelException();
+        }
+    }
+
+    /** A lock of the JDK's channel behind this one, reported as this channel's. */
+    private static final class Lock extends FileLock {
+        private final FileLock inner;
+
+        Lock(UringFileChannel channel, FileLock inner) {
+            super(channel, inner.position(), inner.size(), inner.isShared());
+            this.inner = inner;
+        }
+
+        @Override
+        public boolean isValid() {
+            return inner.isValid() && channel().isOpen();
+        }
+
+        @Override
+        public void release() throws IOException {
+            if (!channel().isOpen()) {
+                throw new ClosedChannelException();
+            }
+            inner.release();
+        }
+    }
+
+    // ============================================================================================ O_DIRECT rules
+
+    private void checkPositionAligned(long position) throws IOException {
+        if (position % alignment != 0) {
+            throw new IOException("Channel position (" + position + ") is not a multiple of the block size ("
+                    + alignment + ")");
+        }
+    }
+
+    private void checkBuffer(ByteBuffer b, int remaining) throws IOException {
+        if (b.isDirect() && Memory.address(b) % alignment != 0) {
+            throw new IOException("Current location of the bytebuffer (" + b.position()
+                    + ") is not a multiple of the block size (" + alignment + ")");
+        }
+        if (remaining % alignment != 0) {
+            throw new IOException("Number of remaining bytes (" + remaining + ") is not a multiple of the block size ("
+                    + alignment + ")");
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "UringFileChannel[" + path + (isOpen() ? "" : ", closed") + "]";
+    }
+
+    // ============================================================================================ waiting
+
+    /** A caller parked on a ring operation. */
+    static final class Waiter {
+        static final Completion WAKE = (target, attachment, value, opened, error) -> {
+            Waiter w = (Waiter) target;
+            w.value = value;
+            w.error = error == null ? null : JdkErrors.fromEngine(error);
+            w.done = true;
+            LockSupport.unpark(w.thread);
+        };
+
+        final Thread thread = Thread.currentThread();
+        long value;
+        Throwable error;
+        volatile boolean done;
+
+        /**
+         * Parks until the operation ended; an interrupt meanwhile stays pending (the channel's interrupt handling
+         * closes the channel, which ends the operation).
+         */
+        void awaitUninterruptibly() {
+            boolean interrupted = false;
+            while (!done) {
+                LockSupport.park(this);
+                if (Thread.interrupted()) {
+                    interrupted = true;
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

@@ -1,0 +1,228 @@
+package io.github.uring4j.nio;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.AsynchronousCloseException;
+import java.nio.channels.ClosedByInterruptException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The paths a {@link UringFileChannel} operation can take (a call on the caller's thread, a ring operation the
+ * caller parks on, staging for heap memory) each move the right bytes, and the counters say which ran.
+ */
+class DropInPathsTest {
+    @TempDir
+    Path dir;
+
+    private static byte[] pattern(int n, int seed) {
+        byte[] b = new byte[n];
+        new Random(seed).nextBytes(b);
+        return b;
+    }
+
+    private Path file(int size) throws IOException {
+        Path p = dir.resolve("f" + size);
+        Files.write(p, pattern(size, size));
+        return p;
+    }
+
+    @Test
+    void isOursAndReadsHeapDirectAndSegmentBuffers() throws Exception {
+        Path p = file(1 << 20);
+        byte[] want = Files.readAllBytes(p);
+        try (FileChannel ch = UringFiles.newFileChannel(p, StandardOpenOption.READ)) {
+            assertInstanceOf(UringFileChannel.class, ch);
+            ByteBuffer heap = ByteBuffer.allocate(5000);
+            assertEquals(5000, ch.read(heap, 123));
+            assertArrayEquals(java.util.Arrays.copyOfRange(want, 123, 5123), heap.array());
+            ByteBuffer d = ByteBuffer.allocateDirect(4096);
+            assertEquals(4096, ch.read(d));
+            assertEquals(4096, ch.position());
+            byte[] got = new byte[4096];
+            d.flip().get(got);
+            assertArrayEquals(java.util.Arrays.copyOfRange(want, 0, 4096), got);
+            try (Arena a = Arena.ofShared()) {
+                ByteBuffer shared = a.allocate(3000).asByteBuffer();
+                assertEquals(3000, ch.read(shared, 10));
+                assertEquals(3000, shared.position());
+                assertArrayEquals(java.util.Arrays.copyOfRange(want, 10, 3010),
+                        MemorySegment.ofBuffer(shared.flip()).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+            }
+            // larger than the staging memory: in pieces
+            ByteBuffer big = ByteBuffer.allocate(700_000);
+            assertEquals(700_000, ch.read(big, 1000));
+            assertArrayEquals(java.util.Arrays.copyOfRange(want, 1000, 701_000), big.array());
+            assertEquals(-1, ch.read(ByteBuffer.allocate(10), 1 << 20));
+        }
+    }
+
+    @Test
+    void writesLandWhereTheyShould() throws Exception {
+        Path p = dir.resolve("w");
+        byte[] a = pattern(10_000, 1);
+        try (FileChannel ch = UringFiles.newFileChannel(p, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.READ)) {
+            assertEquals(10_000, ch.write(ByteBuffer.wrap(a)));
+            ByteBuffer d = ByteBuffer.allocateDirect(100);
+            d.put(pattern(100, 2)).flip();
+            assertEquals(100, ch.write(d, 20_000));
+            assertEquals(20_100, ch.size());
+            assertEquals(10_000, ch.position());
+        }
+        byte[] got = Files.readAllBytes(p);
+        assertArrayEquals(a, java.util.Arrays.copyOfRange(got, 0, 10_000));
+        assertArrayEquals(new byte[10_000], java.util.Arrays.copyOfRange(got, 10_000, 20_000));
+        assertArrayEquals(pattern(100, 2), java.util.Arrays.copyOfRange(got, 20_000, 20_100));
+    }
+
+    /** O_DIRECT reads from virtual threads go through the ring; the bytes are right. */
+    @Test
+    void virtualThreadsReadDirectFilesThroughTheRing() throws Exception {
+        Path p = file(4 << 20);
+        byte[] want = Files.readAllBytes(p);
+        long before = UringFiles.statistics().ringOperations();
+        try (FileChannel ch = UringFiles.newFileChannel(p, StandardOpenOption.READ, directOption());
+                var ex = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<CompletableFuture<Void>> all = new ArrayList<>();
+            for (int i = 0; i < 200; i++) {
+                int block = i % 1024;
+                all.add(CompletableFuture.runAsync(() -> {
+                    try (Arena a = Arena.ofConfined()) {
+                        ByteBuffer b = a.allocate(4096, 4096).asByteBuffer();
+                        int n = ch.read(b, block * 4096L);
+                        assertEquals(4096, n);
+                        byte[] got = new byte[4096];
+                        b.flip().get(got);
+                        assertArrayEquals(java.util.Arrays.copyOfRange(want, block * 4096, block * 4096 + 4096), got);
+                    } catch (IOException e) {
+                        throw new RuntimeException(e);
+                    }
+                }, ex));
+            }
+            CompletableFuture.allOf(all.toArray(new CompletableFuture[0])).get(60, TimeUnit.SECONDS);
+        }
+        assertTrue(UringFiles.statistics().ringOperations() - before >= 200, "ring operations counted");
+    }
+
+    @SuppressWarnings("unchecked")
+    private static java.nio.file.OpenOption directOption() throws Exception {
+        Class<?> c = Class.forName("com.sun.nio.file.ExtendedOpenOption");
+        return (java.nio.file.OpenOption) Enum.valueOf((Class<? extends Enum>) c.asSubclass(Enum.class), "DIRECT");
+    }
+
+    /** A read waiting on an empty FIFO ends with AsynchronousCloseException when another thread closes. */
+    @Test
+    void closeEndsAReadWaitingOnAFifo() throws Exception {
+        Path fifo = dir.resolve("fifo");
+        assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor());
+        // a writer that keeps the FIFO open without writing, so the open for reading returns and the read waits
+        Process holder = new ProcessBuilder("sh", "-c", "exec 3>" + fifo + "; sleep 60").start();
+        try (FileChannel ch = UringFiles.newFileChannel(fifo, StandardOpenOption.READ)) {
+            AtomicReference<Throwable> seen = new AtomicReference<>();
+            CountDownLatch started = new CountDownLatch(1);
+            Thread t = new Thread(() -> {
+                started.countDown();
+                try {
+                    ch.read(ByteBuffer.allocate(10));
+                } catch (Throwable e) {
+                    seen.set(e);
+                }
+            });
+            t.start();
+            started.await();
+            while (t.getState() != Thread.State.WAITING) {
+                Thread.sleep(5);
+            }
+            ch.close();
+            t.join(10_000);
+            assertInstanceOf(AsynchronousCloseException.class, seen.get());
+        } finally {
+            holder.destroyForcibly();
+        }
+    }
+
+    /** Interrupting a thread that waits on a FIFO read closes the channel and ends the read, as the JDK does. */
+    @Test
+    void interruptEndsAReadWaitingOnAFifo() throws Exception {
+        Path fifo = dir.resolve("fifo2");
+        assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor());
+        Process holder = new ProcessBuilder("sh", "-c", "exec 3>" + fifo + "; sleep 60").start();
+        try (FileChannel ch = UringFiles.newFileChannel(fifo, StandardOpenOption.READ)) {
+            AtomicReference<Throwable> seen = new AtomicReference<>();
+            AtomicReference<Boolean> flag = new AtomicReference<>();
+            Thread t = Thread.ofVirtual().start(() -> {
+                try {
+                    ch.read(ByteBuffer.allocate(10));
+                } catch (Throwable e) {
+                    seen.set(e);
+                    flag.set(Thread.currentThread().isInterrupted());
+                }
+            });
+            while (t.getState() != Thread.State.WAITING) {
+                Thread.sleep(5);
+            }
+            t.interrupt();
+            t.join(10_000);
+            assertInstanceOf(ClosedByInterruptException.class, seen.get());
+            assertTrue(flag.get(), "the interrupt status stays set");
+            assertTrue(!ch.isOpen());
+        } finally {
+            holder.destroyForcibly();
+        }
+    }
+
+    @Test
+    void transferBetweenOurChannelsCopiesInTheKernel() throws Exception {
+        Path src = file(3 << 20);
+        Path dst = dir.resolve("copy");
+        long before = UringFiles.statistics().kernelCopies();
+        try (FileChannel in = UringFiles.newFileChannel(src, StandardOpenOption.READ);
+                FileChannel out = UringFiles.newFileChannel(dst, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+            assertEquals(3 << 20, in.transferTo(0, Long.MAX_VALUE, out));
+            assertEquals(3 << 20, out.position());
+        }
+        assertArrayEquals(Files.readAllBytes(src), Files.readAllBytes(dst));
+        assertTrue(UringFiles.statistics().kernelCopies() > before);
+    }
+
+    @Test
+    void mapAndLocksAreTheJdksOnTheSameFile() throws Exception {
+        Path p = file(8192);
+        try (FileChannel ch = UringFiles.newFileChannel(p, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            var m = ch.map(FileChannel.MapMode.READ_WRITE, 0, 8192);
+            m.put(0, (byte) 42);
+            ByteBuffer b = ByteBuffer.allocate(1);
+            ch.read(b, 0);
+            assertEquals(42, b.get(0));
+            var lock = ch.lock();
+            assertTrue(lock.channel() == ch);
+            assertThrows(java.nio.channels.OverlappingFileLockException.class, () -> ch.tryLock());
+            lock.release();
+            try (Arena a = Arena.ofConfined()) {
+                MemorySegment s = ch.map(FileChannel.MapMode.READ_ONLY, 0, 8192, a);
+                assertEquals(42, s.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 0));
+            }
+        }
+    }
+}
