@@ -19,6 +19,8 @@ public interface DropInsMXBean {
 
     long getRingOperations();
 
+    long getMappedReads();
+
     long getBytesRead();
 
     long getBytesWritten();

@@ -141,6 +141,11 @@ public final class UringFiles {
         }
 
         @Override
+        public long getMappedReads() {
+            return Counters.MAPPED_READS.sum();
+        }
+
+        @Override
         public long getBytesRead() {
             return Counters.BYTES_READ.sum();
         }
