@@ -77,6 +77,41 @@ class DropInPathsTest {
         }
     }
 
+    /**
+     * A channel that reads at positions often maps its file: those reads see writes at once, and a truncation by
+     * another channel under the mapping (which faults the mapped pages) makes reads report the end of the file, not
+     * crash.
+     */
+    @Test
+    void mappedReadsSeeWritesAndSurviveTruncationFromOutside() throws Exception {
+        Path p = file(1 << 20);
+        byte[] want = Files.readAllBytes(p);
+        long before = UringFiles.statistics().mappedReads();
+        try (FileChannel ch = UringFiles.newFileChannel(p, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            ByteBuffer b = ByteBuffer.allocate(4096);
+            for (int i = 0; i < 100; i++) {
+                b.clear();
+                assertEquals(4096, ch.read(b, i * 4096L));
+                assertArrayEquals(java.util.Arrays.copyOfRange(want, i * 4096, i * 4096 + 4096), b.array());
+            }
+            assertTrue(UringFiles.statistics().mappedReads() - before > 50, "reads came from the mapping");
+            try (FileChannel other = FileChannel.open(p, StandardOpenOption.WRITE)) {
+                other.write(ByteBuffer.wrap(new byte[] {1, 2, 3}), 5000);
+                b.clear();
+                ch.read(b, 4096);
+                assertEquals(1, b.get(5000 - 4096));
+                assertEquals(3, b.get(5002 - 4096));
+                other.truncate(8192);
+            }
+            ByteBuffer d = ByteBuffer.allocateDirect(4096);
+            assertEquals(-1, ch.read(d, 500 * 4096L), "past the new end");
+            d.clear();
+            assertEquals(4096, ch.read(d, 4096));
+            b.clear();
+            assertEquals(-1, ch.read(b, 100 * 4096L));
+        }
+    }
+
     @Test
     void writesLandWhereTheyShould() throws Exception {
         Path p = dir.resolve("w");
