@@ -226,7 +226,7 @@ public final class Memory {
         }
     }
 
-    private static final Base[] BASES = new Base[1024];
+    private static final Base[] BASES = new Base[8192];
 
     private static Base base(ByteBuffer b) {
         int h = System.identityHashCode(b) & (BASES.length - 1);

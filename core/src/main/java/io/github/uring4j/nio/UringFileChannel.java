@@ -125,7 +125,7 @@ public final class UringFileChannel extends FileChannel {
         final int fd;
         final Object lock = new Object();
         /** A {@code dup} of {@link #fd} owned by the ring, made on the first operation that needs the ring. */
-        FileHandle handle;
+        volatile FileHandle handle;
         FileChannel jdk;
         Mapping mapping;
         boolean closed;
@@ -357,6 +357,10 @@ public final class UringFileChannel extends FileChannel {
 
     /** The ring's descriptor of this file (a {@code dup}), made on first use. */
     private FileHandle handle() throws IOException {
+        FileHandle known = resources.handle;
+        if (known != null) {
+            return known;
+        }
         synchronized (resources.lock) {
             FileHandle h = resources.handle;
             if (h != null) {
@@ -1518,7 +1522,8 @@ public final class UringFileChannel extends FileChannel {
             boolean interrupted = false;
             while (!done) {
                 LockSupport.park(this);
-                if (Thread.interrupted()) {
+                if (!done && Thread.currentThread().isInterrupted()) {
+                    Thread.interrupted(); // park would not wait while the flag is set
                     interrupted = true;
                 }
             }
