@@ -1492,6 +1492,37 @@ public final class UringFileChannel extends FileChannel {
         }
     }
 
+    // ============================================================================================ for the asynchronous channel
+
+    FileHandle ringHandle() throws IOException {
+        return handle();
+    }
+
+    IoBackend ringBackend() {
+        return backend;
+    }
+
+    BouncePool ringBounces() {
+        return bounces;
+    }
+
+    boolean isReadable() {
+        return readable;
+    }
+
+    boolean isWritable() {
+        return writable;
+    }
+
+    /** The JDK's channel on the same file (locks, maps). */
+    FileChannel jdkChannel() throws IOException {
+        return jdk();
+    }
+
+    String path() {
+        return path;
+    }
+
     @Override
     public String toString() {
         return "UringFileChannel[" + path + (isOpen() ? "" : ", closed") + "]";

@@ -58,14 +58,24 @@ public final class UringFiles {
     public static AsynchronousFileChannel newAsynchronousFileChannel(Path path, OpenOption... options)
             throws IOException {
         Objects.requireNonNull(options, "options");
-        return newAsynchronousFileChannel(path, Set.of(options), null);
+        Set<OpenOption> set = new HashSet<>(options.length);
+        for (OpenOption o : options) {
+            set.add(Objects.requireNonNull(o));
+        }
+        return newAsynchronousFileChannel(path, set, null);
     }
 
     /** As {@link AsynchronousFileChannel#open(Path, Set, ExecutorService, FileAttribute...)}. */
     public static AsynchronousFileChannel newAsynchronousFileChannel(Path path, Set<? extends OpenOption> options,
             ExecutorService executor, FileAttribute<?>... attrs) throws IOException {
         Objects.requireNonNull(path, "path");
-        return Builtin.provider().newAsynchronousFileChannel(Builtin.path(path), options, executor, attrs);
+        Objects.requireNonNull(options, "options");
+        IoExecutor e = executor();
+        if (e == null) {
+            Counters.JDK_CHANNELS.increment();
+            return Builtin.provider().newAsynchronousFileChannel(Builtin.path(path), options, executor, attrs);
+        }
+        return UringAsynchronousFileChannel.open(Builtin.path(path), options, executor, attrs, e);
     }
 
     /** What the drop-in channels have done in this JVM: a way to see that a program runs on them. */

@@ -227,6 +227,49 @@ class DropInPathsTest {
         }
     }
 
+    /** The asynchronous channel: Futures and handlers, handlers on the executor named at open, close ends a pending read. */
+    @Test
+    void asynchronousChannelReadsWritesAndFailsPendingOnClose() throws Exception {
+        Path p = dir.resolve("afc");
+        var pool = Executors.newFixedThreadPool(1, r -> new Thread(r, "handler-pool"));
+        try (var ch = UringFiles.newAsynchronousFileChannel(p, java.util.Set.of(StandardOpenOption.CREATE,
+                StandardOpenOption.READ, StandardOpenOption.WRITE), pool)) {
+            assertInstanceOf(UringAsynchronousFileChannel.class, ch);
+            assertEquals(5, ch.write(ByteBuffer.wrap("hello".getBytes()), 10).get(10, TimeUnit.SECONDS));
+            ByteBuffer b = ByteBuffer.allocate(20);
+            assertEquals(15, ch.read(b, 0).get(10, TimeUnit.SECONDS));
+            assertEquals("hello", new String(b.array(), 10, 5));
+            CompletableFuture<String> where = new CompletableFuture<>();
+            ch.read(ByteBuffer.allocate(4), 100, null, new java.nio.channels.CompletionHandler<Integer, Object>() {
+                @Override
+                public void completed(Integer n, Object a) {
+                    where.complete(n + " on " + Thread.currentThread().getName());
+                }
+
+                @Override
+                public void failed(Throwable t, Object a) {
+                    where.completeExceptionally(t);
+                }
+            });
+            assertEquals("-1 on handler-pool", where.get(10, TimeUnit.SECONDS));
+        } finally {
+            pool.shutdown();
+        }
+        Path fifo = dir.resolve("afifo");
+        assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor());
+        Process holder = new ProcessBuilder("sh", "-c", "exec 3>" + fifo + "; sleep 60").start();
+        try (var ch = UringFiles.newAsynchronousFileChannel(fifo, StandardOpenOption.READ)) {
+            var pending = ch.read(ByteBuffer.allocate(10), 0);
+            Thread.sleep(50);
+            assertTrue(!pending.isDone());
+            ch.close();
+            var e = assertThrows(java.util.concurrent.ExecutionException.class, () -> pending.get(10, TimeUnit.SECONDS));
+            assertInstanceOf(AsynchronousCloseException.class, e.getCause());
+        } finally {
+            holder.destroyForcibly();
+        }
+    }
+
     @Test
     void transferBetweenOurChannelsCopiesInTheKernel() throws Exception {
         Path src = file(3 << 20);

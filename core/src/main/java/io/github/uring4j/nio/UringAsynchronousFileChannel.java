@@ -1,0 +1,419 @@
+package io.github.uring4j.nio;
+
+import io.github.uring4j.engine.Completion;
+import io.github.uring4j.engine.FileHandle;
+import io.github.uring4j.engine.IoBackend;
+import io.github.uring4j.engine.Memory;
+import io.github.uring4j.engine.Request;
+import io.github.uring4j.file.IoExecutor;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.AsynchronousFileChannel;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.CompletionHandler;
+import java.nio.channels.FileLock;
+import java.nio.channels.NonReadableChannelException;
+import java.nio.channels.NonWritableChannelException;
+import java.nio.file.OpenOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileAttribute;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * An {@link AsynchronousFileChannel} with the JDK's semantics whose reads and writes are io_uring operations: no
+ * thread waits for the device. Completion handlers run on the executor named at open (as the JDK's do), or on a
+ * shared pool of daemon threads; never on the event loop, so a handler may block. {@code size}, {@code truncate}
+ * and {@code force} are system calls of the calling thread; the locks are the JDK's own.
+ */
+public final class UringAsynchronousFileChannel extends AsynchronousFileChannel {
+    private static final AtomicInteger POOL_THREADS = new AtomicInteger();
+    /** The handlers' pool when the opener names none (the JDK's channels also use a shared default pool). */
+    private static final ExecutorService DEFAULT_POOL = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "uring4j-async-channel-" + POOL_THREADS.incrementAndGet());
+        t.setDaemon(true);
+        return t;
+    });
+
+    private final UringFileChannel file;
+    private final ExecutorService handlers;
+
+    private UringAsynchronousFileChannel(UringFileChannel file, ExecutorService handlers) {
+        this.file = file;
+        this.handlers = handlers;
+    }
+
+    /** Opens {@code path} (of the built-in provider) as {@link AsynchronousFileChannel#open} would. */
+    static UringAsynchronousFileChannel open(Path path, Set<? extends OpenOption> options, ExecutorService executor,
+            FileAttribute<?>[] attrs, IoExecutor io) throws IOException {
+        Opening.of(path.toString(), options, attrs, true); // the asynchronous channel's own rules (APPEND) first
+        UringFileChannel f = UringFileChannel.open(path, options, attrs, io);
+        return new UringAsynchronousFileChannel(f, executor != null ? executor : DEFAULT_POOL);
+    }
+
+    @Override
+    public boolean isOpen() {
+        return file.isOpen();
+    }
+
+    /** Closes the file: operations in flight fail with {@link java.nio.channels.AsynchronousCloseException}. */
+    @Override
+    public void close() throws IOException {
+        file.close();
+    }
+
+    @Override
+    public long size() throws IOException {
+        return file.size();
+    }
+
+    @Override
+    public AsynchronousFileChannel truncate(long size) throws IOException {
+        file.truncate(size);
+        return this;
+    }
+
+    @Override
+    public void force(boolean metaData) throws IOException {
+        file.force(metaData);
+    }
+
+    // ============================================================================================ reads and writes
+
+    @Override
+    public Future<Integer> read(ByteBuffer dst, long position) {
+        Op<Integer, Object> op = new Op<>(null, null, handlers);
+        start(true, dst, position, op);
+        return op;
+    }
+
+    @Override
+    public <A> void read(ByteBuffer dst, long position, A attachment, CompletionHandler<Integer, ? super A> handler) {
+        Objects.requireNonNull(handler, "handler");
+        start(true, dst, position, new Op<>(handler, attachment, handlers));
+    }
+
+    @Override
+    public Future<Integer> write(ByteBuffer src, long position) {
+        Op<Integer, Object> op = new Op<>(null, null, handlers);
+        start(false, src, position, op);
+        return op;
+    }
+
+    @Override
+    public <A> void write(ByteBuffer src, long position, A attachment, CompletionHandler<Integer, ? super A> handler) {
+        Objects.requireNonNull(handler, "handler");
+        start(false, src, position, new Op<>(handler, attachment, handlers));
+    }
+
+    private void start(boolean read, ByteBuffer buf, long position, Op<Integer, ?> op) {
+        Objects.requireNonNull(buf, read ? "dst" : "src");
+        if (position < 0) {
+            throw new IllegalArgumentException("Negative position");
+        }
+        if (read && !file.isReadable()) {
+            throw new NonReadableChannelException();
+        }
+        if (!read && !file.isWritable()) {
+            throw new NonWritableChannelException();
+        }
+        if (read && buf.isReadOnly()) {
+            throw new IllegalArgumentException("Read-only buffer");
+        }
+        if (!isOpen()) {
+            op.fail(new ClosedChannelException());
+            return;
+        }
+        if (!buf.hasRemaining()) {
+            op.succeed(0);
+            return;
+        }
+        FileHandle h;
+        try {
+            h = file.ringHandle();
+        } catch (IOException e) {
+            op.fail(isOpen() ? e : new ClosedChannelException());
+            return;
+        }
+        IoBackend backend = file.ringBackend();
+        Request r = backend.acquire();
+        r.kind = read ? Request.READ : Request.WRITE;
+        r.handle = h;
+        r.completion = read ? READ_DONE : WRITE_DONE;
+        r.target = op;
+        r.client = this;
+        try {
+            Memory.buffer(r, buf, read, file.ringBounces());
+        } catch (RuntimeException e) {
+            r.discard();
+            throw e;
+        }
+        r.length = buf.remaining();
+        r.position = position;
+        if (!h.isOpen()) {
+            r.discard();
+            op.fail(new java.nio.channels.AsynchronousCloseException());
+            return;
+        }
+        op.request = r;
+        op.generation = r.generation();
+        op.backend = backend;
+        Counters.RING_OPERATIONS.increment();
+        backend.submit(r);
+    }
+
+    private static final Completion READ_DONE = (target, attachment, value, opened, error) -> {
+        @SuppressWarnings("unchecked")
+        Op<Integer, ?> op = (Op<Integer, ?>) target;
+        if (error != null) {
+            op.fail(JdkErrors.fromEngine(error));
+        } else {
+            Counters.BYTES_READ.add(value);
+            op.succeed(value == 0 ? -1 : (int) value);
+        }
+    };
+
+    private static final Completion WRITE_DONE = (target, attachment, value, opened, error) -> {
+        @SuppressWarnings("unchecked")
+        Op<Integer, ?> op = (Op<Integer, ?>) target;
+        if (error != null) {
+            op.fail(JdkErrors.fromEngine(error));
+        } else {
+            Counters.BYTES_WRITTEN.add(value);
+            op.succeed((int) value);
+        }
+    };
+
+    // ============================================================================================ locks
+
+    @Override
+    public Future<FileLock> lock(long position, long size, boolean shared) {
+        Op<FileLock, Object> op = new Op<>(null, null, handlers);
+        lock(position, size, shared, op);
+        return op;
+    }
+
+    @Override
+    public <A> void lock(long position, long size, boolean shared, A attachment,
+            CompletionHandler<FileLock, ? super A> handler) {
+        Objects.requireNonNull(handler, "handler");
+        lock(position, size, shared, new Op<>(handler, attachment, handlers));
+    }
+
+    private void lock(long position, long size, boolean shared, Op<FileLock, ?> op) {
+        checkLock(position, size, shared);
+        if (!isOpen()) {
+            op.fail(new ClosedChannelException());
+            return;
+        }
+        // Waiting for a lock is a blocking call of the JDK's channel: it runs on a handler thread, not a loop.
+        handlers.execute(() -> {
+            try {
+                FileLock l = file.jdkChannel().lock(position, size, shared);
+                op.succeedHere(new Lock(this, l));
+            } catch (IOException | RuntimeException e) {
+                op.failHere(e);
+            }
+        });
+    }
+
+    @Override
+    public FileLock tryLock(long position, long size, boolean shared) throws IOException {
+        checkLock(position, size, shared);
+        if (!isOpen()) {
+            throw new ClosedChannelException();
+        }
+        FileLock l = file.jdkChannel().tryLock(position, size, shared);
+        return l == null ? null : new Lock(this, l);
+    }
+
+    private void checkLock(long position, long size, boolean shared) {
+        if (position < 0 || size < 0) {
+            throw new IllegalArgumentException("Negative position or size");
+        }
+        if (shared && !file.isReadable()) {
+            throw new NonReadableChannelException();
+        }
+        if (!shared && !file.isWritable()) {
+            throw new NonWritableChannelException();
+        }
+    }
+
+    /** A lock of the JDK's channel behind this one, reported as this channel's. */
+    private static final class Lock extends FileLock {
+        private final FileLock inner;
+
+        Lock(UringAsynchronousFileChannel channel, FileLock inner) {
+            super(channel, inner.position(), inner.size(), inner.isShared());
+            this.inner = inner;
+        }
+
+        @Override
+        public boolean isValid() {
+            return inner.isValid() && acquiredBy().isOpen();
+        }
+
+        @Override
+        public void release() throws IOException {
+            if (!acquiredBy().isOpen()) {
+                throw new ClosedChannelException();
+            }
+            inner.release();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "UringAsynchronousFileChannel[" + file.path() + (isOpen() ? "" : ", closed") + "]";
+    }
+
+    // ============================================================================================ results
+
+    /**
+     * One operation's result: a {@link Future} for its caller, or a handler run on the channel's executor. The loop
+     * only records the result and hands the handler on: user code never runs on it.
+     */
+    private static final class Op<V, A> implements Future<V> {
+        private static final int PENDING = 0;
+        private static final int DONE = 1;
+        private static final int FAILED = 2;
+        private static final int CANCELLED = 3;
+
+        private final CompletionHandler<V, ? super A> handler;
+        private final A attachment;
+        private final ExecutorService executor;
+        private final AtomicInteger state = new AtomicInteger(PENDING);
+        private volatile Thread waiter;
+        private V value;
+        private Throwable error;
+        volatile Request request;
+        volatile int generation;
+        volatile IoBackend backend;
+
+        Op(CompletionHandler<V, ? super A> handler, A attachment, ExecutorService executor) {
+            this.handler = handler;
+            this.attachment = attachment;
+            this.executor = executor;
+        }
+
+        @SuppressWarnings("unchecked")
+        void succeed(long v) {
+            end(DONE, (V) (Object) (int) v, null, true);
+        }
+
+        void fail(Throwable t) {
+            end(FAILED, null, t, true);
+        }
+
+        /** Ends on a handler thread already: the handler runs here. */
+        void succeedHere(V v) {
+            end(DONE, v, null, false);
+        }
+
+        void failHere(Throwable t) {
+            end(FAILED, null, t, false);
+        }
+
+        private void end(int how, V v, Throwable t, boolean dispatch) {
+            value = v;
+            error = t;
+            if (!state.compareAndSet(PENDING, how)) {
+                return; // cancelled first
+            }
+            Thread w = waiter;
+            if (w != null) {
+                LockSupport.unpark(w);
+            }
+            if (handler == null) {
+                return;
+            }
+            Runnable call = () -> {
+                if (t == null) {
+                    handler.completed(v, attachment);
+                } else {
+                    handler.failed(t, attachment);
+                }
+            };
+            if (!dispatch) {
+                call.run();
+                return;
+            }
+            try {
+                executor.execute(call);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                // the user's executor is shut down: the handler runs on a thread of the library's pool
+                DEFAULT_POOL.execute(call);
+            }
+        }
+
+        @Override
+        public boolean cancel(boolean mayInterruptIfRunning) {
+            if (!state.compareAndSet(PENDING, CANCELLED)) {
+                return false;
+            }
+            Request r = request;
+            IoBackend b = backend;
+            if (r != null && b != null) {
+                b.cancel(r, generation);
+            }
+            Thread w = waiter;
+            if (w != null) {
+                LockSupport.unpark(w);
+            }
+            return true;
+        }
+
+        @Override
+        public boolean isCancelled() {
+            return state.get() == CANCELLED;
+        }
+
+        @Override
+        public boolean isDone() {
+            return state.get() != PENDING;
+        }
+
+        @Override
+        public V get() throws InterruptedException, ExecutionException {
+            try {
+                return get(Long.MAX_VALUE, TimeUnit.NANOSECONDS);
+            } catch (TimeoutException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+
+        @Override
+        public V get(long timeout, TimeUnit unit) throws InterruptedException, ExecutionException, TimeoutException {
+            long deadline = System.nanoTime() + unit.toNanos(timeout);
+            waiter = Thread.currentThread();
+            try {
+                while (state.get() == PENDING) {
+                    if (Thread.interrupted()) {
+                        throw new InterruptedException();
+                    }
+                    long left = deadline - System.nanoTime();
+                    if (timeout != Long.MAX_VALUE && left <= 0) {
+                        throw new TimeoutException();
+                    }
+                    LockSupport.parkNanos(this, Math.min(left, TimeUnit.SECONDS.toNanos(1)));
+                }
+            } finally {
+                waiter = null;
+            }
+            return switch (state.get()) {
+                case DONE -> value;
+                case CANCELLED -> throw new CancellationException();
+                default -> throw new ExecutionException(error);
+            };
+        }
+    }
+}
