@@ -10,21 +10,29 @@ import java.nio.file.OpenOption;
 import java.nio.file.StandardOpenOption;
 
 /**
- * The JDK's {@code FileChannel}: the files opened once and shared, each worker a thread doing positional reads
- * into its own direct buffer (4 KiB aligned, as {@code O_DIRECT} needs). On virtual threads, {@code threads x depth}
- * of them.
+ * A {@code FileChannel}: the JDK's, or uring4j's drop-in ({@code UringFiles.newFileChannel}); the files opened once
+ * and shared, each worker a thread doing positional reads into its own buffer: direct (4 KiB aligned, as
+ * {@code O_DIRECT} needs) or on the heap. On virtual threads, {@code threads x depth} of them.
  */
 public final class ChannelStrategy implements ReadStrategy {
 
     private final boolean virtual;
+    private final boolean dropIn;
+    private final boolean heap;
 
     public ChannelStrategy(boolean virtual) {
+        this(virtual, false, false);
+    }
+
+    public ChannelStrategy(boolean virtual, boolean dropIn, boolean heap) {
         this.virtual = virtual;
+        this.dropIn = dropIn;
+        this.heap = heap;
     }
 
     @Override
     public String name() {
-        return virtual ? "channel-vthreads" : "channel";
+        return (dropIn ? "dropin" : "channel") + (heap ? "-heap" : "") + (virtual ? "-vthreads" : "");
     }
 
     @Override
@@ -49,7 +57,8 @@ public final class ChannelStrategy implements ReadStrategy {
                 : new OpenOption[] {StandardOpenOption.READ};
         try {
             for (int f = 0; f < chs.length; f++) {
-                chs[f] = FileChannel.open(ds.file(f), opts);
+                chs[f] = dropIn ? io.github.uring4j.nio.UringFiles.newFileChannel(ds.file(f), opts)
+                        : FileChannel.open(ds.file(f), opts);
             }
         } catch (IOException | RuntimeException e) {
             for (FileChannel c : chs) {
@@ -62,7 +71,8 @@ public final class ChannelStrategy implements ReadStrategy {
         return new Session() {
             @Override
             public void run(int worker, WorkerContext ctx) throws IOException {
-                ByteBuffer bb = io.github.uring4j.bench.common.Buffers.alignedDirect(BlockData.BLOCK_SIZE);
+                ByteBuffer bb = heap ? ByteBuffer.allocate(BlockData.BLOCK_SIZE)
+                        : io.github.uring4j.bench.common.Buffers.alignedDirect(BlockData.BLOCK_SIZE);
                 MemorySegment seg = MemorySegment.ofBuffer(bb);
                 long end = ctx.end();
                 long now = System.nanoTime();

@@ -30,7 +30,7 @@ import picocli.CommandLine.Option;
                 + "print rate, CPU time and latency percentiles per strategy.")
 public final class ReadCommand implements Callable<Integer> {
 
-    /** Every strategy by name; the async API and drop-ins join here when they land. */
+    /** Every strategy by name. */
     public static final Map<String, Supplier<ReadStrategy>> STRATEGIES = new LinkedHashMap<>();
 
     static {
@@ -40,13 +40,19 @@ public final class ReadCommand implements Callable<Integer> {
         STRATEGIES.put("channel-vthreads", () -> new ChannelStrategy(true));
         STRATEGIES.put("async", () -> new AsyncStrategy(false));
         STRATEGIES.put("async-vthreads", () -> new AsyncStrategy(true));
+        STRATEGIES.put("channel-heap", () -> new ChannelStrategy(false, false, true));
+        STRATEGIES.put("dropin", () -> new ChannelStrategy(false, true, false));
+        STRATEGIES.put("dropin-heap", () -> new ChannelStrategy(false, true, true));
+        STRATEGIES.put("dropin-vthreads", () -> new ChannelStrategy(true, true, false));
     }
 
     @Option(names = "--dir", description = "Data set directory (default: ${DEFAULT-VALUE}).")
     Path dir = GenerateCommand.defaultDir();
 
     @Option(names = {"-s", "--strategy"}, split = ",",
-            description = "Strategies, comma-separated: ring, mmap, channel, channel-vthreads, async, async-vthreads (default: ring,mmap,channel).")
+            description = "Strategies, comma-separated: ring, mmap, channel, channel-heap, channel-vthreads, async, "
+                    + "async-vthreads, dropin, dropin-heap, dropin-vthreads (uring4j's FileChannel) "
+                    + "(default: ring,mmap,channel).")
     List<String> strategies = List.of("ring", "mmap", "channel");
 
     @Option(names = {"-t", "--threads"}, description = "Worker threads (default: ${DEFAULT-VALUE}).")
