@@ -65,9 +65,16 @@ public final class UringFileSystemProvider extends FileSystemProvider {
     private static final Set<OpenOption> DEFAULT_OUTPUT_OPTIONS = Set.of(StandardOpenOption.CREATE,
             StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE);
 
+    /** Opens the provider's file channels: {@link UringFiles}, or in tests a stand-in. */
+    interface Opener {
+        FileChannel open(Path builtinPath, Set<? extends OpenOption> options, FileAttribute<?>... attrs)
+                throws IOException;
+    }
+
     private final FileSystemProvider builtin;
     private final FileSystem builtinFs;
     private final UringFileSystem fs;
+    private final Opener opener;
 
     /**
      * The provider over {@code builtin}, the JDK's provider of the default file system: the constructor the JDK
@@ -77,6 +84,12 @@ public final class UringFileSystemProvider extends FileSystemProvider {
      *                taken for the provider it wraps)
      */
     public UringFileSystemProvider(FileSystemProvider builtin) {
+        this(builtin, UringFiles::newFileChannel);
+    }
+
+    /** The provider over {@code builtin} with its file channels from {@code opener}. */
+    UringFileSystemProvider(FileSystemProvider builtin, Opener opener) {
+        this.opener = opener;
         if (builtin instanceof UringFileSystemProvider u) {
             builtin = u.builtin;
         }
@@ -187,6 +200,10 @@ public final class UringFileSystemProvider extends FileSystemProvider {
                 throw new UnsupportedOperationException("'" + opt + "' not allowed");
             }
         }
+        if (path != null && Builtin.path(path).getFileSystem() != builtinFs) {
+            // the built-in provider opens another provider's path with that provider (Files.newByteChannel)
+            return builtin.newInputStream(path, options);
+        }
         Path file = builtinPath(path);
         if (!regularOrAbsent(file)) {
             return builtin.newInputStream(file, options);
@@ -198,7 +215,7 @@ public final class UringFileSystemProvider extends FileSystemProvider {
             }
             opts.add(opt);
         }
-        return new FileChannelInputStream(UringFiles.newFileChannel(file, opts));
+        return new FileChannelInputStream(opener.open(file, opts));
     }
 
     /**
@@ -228,14 +245,14 @@ public final class UringFileSystemProvider extends FileSystemProvider {
         if (!regularOrAbsent(file)) {
             return builtin.newOutputStream(file, options);
         }
-        return new FileChannelOutputStream(UringFiles.newFileChannel(file, opts));
+        return new FileChannelOutputStream(opener.open(file, opts));
     }
 
     /** {@link UringFiles#newFileChannel(Path, Set, FileAttribute...)}. */
     @Override
     public FileChannel newFileChannel(Path path, Set<? extends OpenOption> options, FileAttribute<?>... attrs)
             throws IOException {
-        return UringFiles.newFileChannel(builtinPath(path), options, attrs);
+        return opener.open(builtinPath(path), options, attrs);
     }
 
     /** {@link UringFiles#newAsynchronousFileChannel(Path, Set, ExecutorService, FileAttribute...)}. */
@@ -252,7 +269,7 @@ public final class UringFileSystemProvider extends FileSystemProvider {
     @Override
     public SeekableByteChannel newByteChannel(Path path, Set<? extends OpenOption> options,
             FileAttribute<?>... attrs) throws IOException {
-        FileChannel ch = UringFiles.newFileChannel(builtinPath(path), options, attrs);
+        FileChannel ch = opener.open(builtinPath(path), options, attrs);
         if (Builtin.isJdks(ch) || !calledByReadAllBytes()) {
             return ch; // Files.readAllBytes tells the JDK's own channel itself
         }
