@@ -8,6 +8,8 @@ import io.github.uring4j.nio.program.UnchangedProgram;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,6 +18,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.spi.ToolProvider;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,7 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * An unchanged program ({@link UnchangedProgram}, which knows nothing of uring4j) run in child JVMs: on the plain
  * JDK, and with {@code -Djava.nio.file.spi.DefaultFileSystemProvider=io.github.uring4j.nio.UringFileSystemProvider}
- * with uring4j on the class path and on the module path, exactly as the README says to run it. Every run prints the
+ * with uring4j on the class path, on the module path beside the program on the class path, and beside the program
+ * as a module of its own, exactly as the README says to run it. Every run prints the
  * same facts and leaves the same files.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -42,13 +46,18 @@ class ProviderChildJvmTest {
         return Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI());
     }
 
-    /** Runs the program in a new JVM with {@code jvmArgs} on a directory of its own; returns its output. */
+    /**
+     * Runs the program in a new JVM with {@code jvmArgs} (which name the main module with {@code -m}, or else the
+     * program runs from the class path) on a directory of its own; returns its output.
+     */
     List<String> run(String name, List<String> jvmArgs) throws Exception {
         Path dir = Files.createDirectory(tmp.resolve(name));
         List<String> cmd = new ArrayList<>();
         cmd.add(ProcessHandle.current().info().command().orElseThrow());
         cmd.addAll(jvmArgs);
-        cmd.add(UnchangedProgram.class.getName());
+        if (!jvmArgs.contains("-m")) {
+            cmd.add(UnchangedProgram.class.getName());
+        }
         cmd.add(dir.toString());
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         CompletableFuture<Void> in = CompletableFuture.runAsync(() -> {
@@ -61,9 +70,9 @@ class ProviderChildJvmTest {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         p.getInputStream().transferTo(out);
         assertTrue(p.waitFor(60, TimeUnit.SECONDS), "child still running");
-        in.get(10, TimeUnit.SECONDS);
         List<String> lines = out.toString(StandardCharsets.UTF_8).lines().toList();
         assertEquals(0, p.exitValue(), name + ": " + String.join("\n", lines));
+        in.get(10, TimeUnit.SECONDS);
         assertTrue(lines.contains("DONE"), name + ": " + lines);
         for (String f : UnchangedProgram.FILES) {
             assertArrayEquals(UnchangedProgram.content(f), Files.readAllBytes(dir.resolve(f)), name + ": " + f);
@@ -86,7 +95,7 @@ class ProviderChildJvmTest {
     }
 
     @Test
-    void anUnchangedProgramGivesTheSameResultsOnTheClassPathAndOnTheModulePath() throws Exception {
+    void anUnchangedProgramGivesTheSameResultsWithTheProviderOnTheClassPathAndOnTheModulePath() throws Exception {
         Path core = location(UringFileSystemProvider.class);
         Path program = location(UnchangedProgram.class);
         List<String> jdk = run("jdk", List.of("-cp", program.toString()));
@@ -112,5 +121,29 @@ class ProviderChildJvmTest {
         assertEquals("io.github.uring4j.core", line(modulePath, "MODULE"), "uring4j as a named module");
         assertTrue(CHANNEL_CLASSES.contains(line(modulePath, "CHANNEL")), line(modulePath, "CHANNEL"));
         assertEquals(expected, facts(modulePath));
+
+        Path app = modularProgram();
+        List<String> modular = run("modularapp", List.of("--enable-native-access=io.github.uring4j.core", PROPERTY,
+                "--add-modules", "io.github.uring4j.core", "-p", core + java.io.File.pathSeparator + app,
+                "-m", "unchanged.app/" + UnchangedProgram.class.getName()));
+        assertEquals(UringFileSystemProvider.class.getName(), line(modular, "PROVIDER"));
+        assertEquals("io.github.uring4j.core", line(modular, "MODULE"));
+        assertEquals(expected, facts(modular));
+    }
+
+    /** The program compiled as a module of its own, {@code unchanged.app}, that does not require uring4j. */
+    Path modularProgram() throws Exception {
+        Path src = tmp.resolve("app-src");
+        Path source = Path.of("src/test/java", UnchangedProgram.class.getName().replace('.', '/') + ".java");
+        Path copy = src.resolve(Path.of("src/test/java").relativize(source));
+        Files.createDirectories(copy.getParent());
+        Files.copy(source, copy);
+        Path info = Files.writeString(src.resolve("module-info.java"), "module unchanged.app {\n}\n");
+        Path out = tmp.resolve("app");
+        StringWriter messages = new StringWriter();
+        int rc = ToolProvider.findFirst("javac").orElseThrow().run(new PrintWriter(messages),
+                new PrintWriter(messages), "-proc:none", "-d", out.toString(), info.toString(), copy.toString());
+        assertEquals(0, rc, messages.toString());
+        return out;
     }
 }
