@@ -36,7 +36,7 @@ import java.util.concurrent.ExecutorService;
  * <pre>
  * java --enable-native-access=ALL-UNNAMED \
  *      -Djava.nio.file.spi.DefaultFileSystemProvider=io.github.uring4j.nio.UringFileSystemProvider \
- *      -cp app.jar:uring4j-core.jar app.Main
+ *      -cp app.jar:uring4j-core-0.1.0-SNAPSHOT.jar app.Main
  * </pre>
  * On the module path the module must be resolved at start-up: add {@code --add-modules io.github.uring4j.core} and
  * grant {@code --enable-native-access=io.github.uring4j.core} (see the package documentation).

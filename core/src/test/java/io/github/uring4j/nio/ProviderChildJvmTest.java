@@ -106,6 +106,7 @@ class ProviderChildJvmTest {
         assertTrue(expected.contains("TOFILE true true true 70000"), expected.toString());
         assertTrue(expected.stream().anyMatch(l -> l.startsWith("SECURE true ")), expected.toString());
         assertTrue(expected.stream().anyMatch(l -> l.startsWith("WATCH true true new")), expected.toString());
+        assertEquals("ok", line(jdk, "UNIXSOCKET"));
 
         List<String> classPath = run("classpath", List.of("--enable-native-access=ALL-UNNAMED", PROPERTY,
                 "-cp", core + java.io.File.pathSeparator + program));
@@ -113,6 +114,8 @@ class ProviderChildJvmTest {
         assertEquals("null", line(classPath, "MODULE"), "uring4j in the unnamed module");
         assertTrue(CHANNEL_CLASSES.contains(line(classPath, "CHANNEL")), line(classPath, "CHANNEL"));
         assertEquals(expected, facts(classPath));
+        assertEquals("IllegalArgumentException", line(classPath, "UNIXSOCKET"),
+                "the JDK takes Unix domain socket paths only from its own file system");
 
         List<String> modulePath = run("modulepath", List.of("--enable-native-access=io.github.uring4j.core",
                 "-p", core.toString(), "--add-modules", "io.github.uring4j.core", PROPERTY,

@@ -95,6 +95,12 @@ public final class UnchangedProgram {
         read(dir);
         paths(dir);
         interrupts(dir);
+        try {
+            java.net.UnixDomainSocketAddress.of(dir.resolve("socket"));
+            out("UNIXSOCKET ok");
+        } catch (IllegalArgumentException e) {
+            out("UNIXSOCKET " + e.getClass().getSimpleName());
+        }
         try (InputStream in = Files.newInputStream(Path.of("/dev/stdin"))) {
             out("STDIN " + sha(in.readAllBytes()));
         }
