@@ -18,6 +18,24 @@ final class Builtin {
         Path builtin();
     }
 
+    /**
+     * A channel that can be told to ignore interrupts, as the JDK tells its own channel behind
+     * {@code Files.readAllBytes}, {@code readString} and the streams of {@code newInputStream} and
+     * {@code newOutputStream}: after {@link #setUninterruptible()} an interrupt neither closes the channel nor fails
+     * the call. {@code UringFileSystemProvider} calls it on such channels; a channel that does not implement it is
+     * shielded instead by clearing the caller's interrupt flag around each call (and setting it again after), which
+     * covers an interrupt made before the call but not one that arrives during it.
+     */
+    interface Uninterruptible {
+        /** From now on interrupts neither close this channel nor fail its calls. */
+        void setUninterruptible();
+    }
+
+    /** Whether {@code ch} is one of the JDK's own classes (the built-in provider's channel). */
+    static boolean isJdks(Object ch) {
+        return ch.getClass().getModule() == Object.class.getModule();
+    }
+
     /** Set once, by the installed {@code UringFileSystemProvider}'s constructor. */
     private static volatile FileSystemProvider installedOver;
 

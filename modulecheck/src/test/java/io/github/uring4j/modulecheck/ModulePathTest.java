@@ -27,7 +27,8 @@ class ModulePathTest {
         assertEquals("io.github.uring4j.core", core.getName());
         Set<String> exported = core.getDescriptor().exports().stream().map(ModuleDescriptor.Exports::source)
                 .collect(Collectors.toSet());
-        assertEquals(Set.of("io.github.uring4j", "io.github.uring4j.ring", "io.github.uring4j.file"), exported);
+        assertEquals(Set.of("io.github.uring4j", "io.github.uring4j.ring", "io.github.uring4j.file",
+                "io.github.uring4j.nio"), exported);
         assertTrue(Consumer.class.getModule().isNamed(), "the consumer runs as a module too");
     }
 

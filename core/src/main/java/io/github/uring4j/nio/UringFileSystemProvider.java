@@ -1,0 +1,402 @@
+package io.github.uring4j.nio;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.URI;
+import java.nio.channels.AsynchronousFileChannel;
+import java.nio.channels.FileChannel;
+import java.nio.channels.SeekableByteChannel;
+import java.nio.file.AccessMode;
+import java.nio.file.CopyOption;
+import java.nio.file.DirectoryStream;
+import java.nio.file.FileStore;
+import java.nio.file.FileSystem;
+import java.nio.file.FileSystems;
+import java.nio.file.LinkOption;
+import java.nio.file.OpenOption;
+import java.nio.file.Path;
+import java.nio.file.ProviderMismatchException;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.FileAttributeView;
+import java.nio.file.spi.FileSystemProvider;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+
+/**
+ * The default file system with its file channels from {@link UringFiles}: installed as the default provider, it
+ * gives an unchanged program uring4j's {@link FileChannel} and {@link AsynchronousFileChannel}.
+ * <p>
+ * Install it by naming it in a system property (the JDK calls {@link #UringFileSystemProvider(FileSystemProvider)}
+ * with its own provider at the first use of the default file system):
+ * <pre>
+ * java --enable-native-access=ALL-UNNAMED \
+ *      -Djava.nio.file.spi.DefaultFileSystemProvider=io.github.uring4j.nio.UringFileSystemProvider \
+ *      -cp app.jar:uring4j-core-0.1.0-SNAPSHOT.jar app.Main
+ * </pre>
+ * On the module path the module must be resolved at start-up: add {@code --add-modules io.github.uring4j.core} and
+ * grant {@code --enable-native-access=io.github.uring4j.core} (see the package documentation).
+ * <p>
+ * What goes to {@link UringFiles}: {@code FileChannel.open} ({@link #newFileChannel}), {@code Files.newByteChannel}
+ * and with it {@code Files.readAllBytes} and {@code readString} ({@link #newByteChannel}), {@code Files.lines}
+ * (through {@code FileChannel.open}), {@code AsynchronousFileChannel.open} ({@link #newAsynchronousFileChannel}),
+ * and the streams of regular files: {@code Files.newInputStream}, {@code newOutputStream}, {@code newBufferedReader},
+ * {@code newBufferedWriter}, {@code write}, {@code writeString}, {@code readAllLines} ({@link #newInputStream},
+ * {@link #newOutputStream}). Everything else is the built-in provider's, unchanged: paths, attributes, directory
+ * streams (a {@link java.nio.file.SecureDirectoryStream} as before), watch services, file stores, {@code copy},
+ * {@code move}, {@code delete}. Its paths and file system are its own, standing for the built-in ones, so that the
+ * JDK comes back to this provider for every file operation; built-in paths made before it was installed are taken
+ * wherever a path is expected.
+ * <p>
+ * Where it differs from the JDK: streams of FIFOs, devices and other files that are not regular files, and
+ * {@code Files.copy} between two paths, are the JDK's own; the JDK keeps its channel behind
+ * {@code Files.readAllBytes}, {@code readString} and the streams from being closed by an interrupt, which this
+ * provider does for a channel that can be told to (see the package documentation), and otherwise only for an
+ * interrupt made before the call; {@code java.net.UnixDomainSocketAddress} accepts only paths of the JDK's own
+ * file system, so Unix domain sockets cannot be used while another provider is the default.
+ */
+public final class UringFileSystemProvider extends FileSystemProvider {
+    private static final StackWalker STACK = StackWalker.getInstance();
+    /** As the built-in {@code newOutputStream} with no options. */
+    private static final Set<OpenOption> DEFAULT_OUTPUT_OPTIONS = Set.of(StandardOpenOption.CREATE,
+            StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE);
+
+    /** Opens the provider's file channels: {@link UringFiles}, or in tests a stand-in. */
+    interface Opener {
+        FileChannel open(Path builtinPath, Set<? extends OpenOption> options, FileAttribute<?>... attrs)
+                throws IOException;
+    }
+
+    private final FileSystemProvider builtin;
+    private final FileSystem builtinFs;
+    private final UringFileSystem fs;
+    private final Opener opener;
+
+    /**
+     * The provider over {@code builtin}, the JDK's provider of the default file system: the constructor the JDK
+     * calls when the system property {@code java.nio.file.spi.DefaultFileSystemProvider} names this class.
+     *
+     * @param builtin the built-in provider of the default file system (a {@code UringFileSystemProvider} is
+     *                taken for the provider it wraps)
+     */
+    public UringFileSystemProvider(FileSystemProvider builtin) {
+        this(builtin, UringFiles::newFileChannel);
+    }
+
+    /** The provider over {@code builtin} with its file channels from {@code opener}. */
+    UringFileSystemProvider(FileSystemProvider builtin, Opener opener) {
+        this.opener = opener;
+        if (builtin instanceof UringFileSystemProvider u) {
+            builtin = u.builtin;
+        }
+        if (!builtin.getScheme().equals("file")) {
+            throw new IllegalArgumentException("not the provider of the default file system: " + builtin);
+        }
+        this.builtin = builtin;
+        Builtin.installedOver(builtin);
+        this.builtinFs = builtin.getFileSystem(URI.create("file:///"));
+        this.fs = new UringFileSystem(this, builtinFs);
+    }
+
+    /**
+     * The provider over the default file system's provider (when that is a {@code UringFileSystemProvider}, over
+     * the provider it wraps): for a program that makes one itself instead of installing it.
+     */
+    public UringFileSystemProvider() {
+        this(FileSystems.getDefault().provider());
+    }
+
+    /** The file system of this provider's paths: the default file system once installed. */
+    FileSystem fileSystem() {
+        return fs;
+    }
+
+    /**
+     * The built-in path of a path given to a method that opens through {@link UringFiles}: as the built-in
+     * provider checks, {@code NullPointerException} for {@code null}, then {@code ProviderMismatchException} for a
+     * path of another provider.
+     */
+    private Path builtinPath(Path path) {
+        if (path == null) {
+            throw new NullPointerException();
+        }
+        Path p = Builtin.path(path);
+        if (p.getFileSystem() != builtinFs) {
+            throw new ProviderMismatchException();
+        }
+        return p;
+    }
+
+    private static Path unwrap(Path path) {
+        return Builtin.path(path);
+    }
+
+    /**
+     * Whether the file is a regular file, or there is none (then opening it through {@link UringFiles} creates
+     * one or throws what the JDK throws); {@code false} for FIFOs, devices, sockets and directories.
+     */
+    private boolean regularOrAbsent(Path file) {
+        try {
+            BasicFileAttributes a = builtin.readAttributesIfExists(file, BasicFileAttributes.class);
+            return a == null || a.isRegularFile();
+        } catch (IOException e) {
+            return true; // the open says why, as the JDK's would
+        }
+    }
+
+    /**
+     * Whether {@code Files.readAllBytes} (or {@code readString}, which calls it) is opening the channel: the JDK
+     * makes its own channel uninterruptible there, and so does this provider.
+     */
+    private static boolean calledByReadAllBytes() {
+        return STACK.walk(frames -> frames.limit(8)
+                .anyMatch(f -> f.getMethodName().equals("readAllBytes")
+                        && f.getClassName().equals("java.nio.file.Files")));
+    }
+
+    /** {@return {@code "file"}} */
+    @Override
+    public String getScheme() {
+        return "file";
+    }
+
+    /** As the built-in provider's: the default file system exists already. */
+    @Override
+    public FileSystem newFileSystem(URI uri, Map<String, ?> env) throws IOException {
+        return builtin.newFileSystem(uri, env);
+    }
+
+    /** This provider's file system, for the URI the built-in provider takes ({@code file:///}). */
+    @Override
+    public FileSystem getFileSystem(URI uri) {
+        builtin.getFileSystem(uri);
+        return fs;
+    }
+
+    /** The built-in provider's path for the URI, as this provider's. */
+    @Override
+    public Path getPath(URI uri) {
+        return fs.wrap(builtin.getPath(uri));
+    }
+
+    /** As the built-in provider's. */
+    @Override
+    public FileSystem newFileSystem(Path path, Map<String, ?> env) throws IOException {
+        return builtin.newFileSystem(unwrap(path), env);
+    }
+
+    /**
+     * A stream of a regular file over a channel from {@link UringFiles#newFileChannel}, with the JDK's stream's
+     * semantics; the built-in provider's stream for anything else (a FIFO, a device, {@code /dev/stdin}).
+     */
+    @Override
+    public InputStream newInputStream(Path path, OpenOption... options) throws IOException {
+        for (OpenOption opt : options) {
+            if (opt == StandardOpenOption.APPEND || opt == StandardOpenOption.WRITE) {
+                throw new UnsupportedOperationException("'" + opt + "' not allowed");
+            }
+        }
+        if (path != null && Builtin.path(path).getFileSystem() != builtinFs) {
+            // the built-in provider opens another provider's path with that provider (Files.newByteChannel)
+            return builtin.newInputStream(path, options);
+        }
+        Path file = builtinPath(path);
+        if (!regularOrAbsent(file)) {
+            return builtin.newInputStream(file, options);
+        }
+        Set<OpenOption> opts = new HashSet<>(options.length);
+        for (OpenOption opt : options) {
+            if (opt == null) {
+                throw new NullPointerException();
+            }
+            opts.add(opt);
+        }
+        return new FileChannelInputStream(opener.open(file, opts));
+    }
+
+    /**
+     * A stream to a regular file (created if the options say so) over a channel from
+     * {@link UringFiles#newFileChannel}, with the JDK's stream's semantics; the built-in provider's stream for
+     * anything else (a FIFO, a device such as {@code /dev/null}).
+     */
+    @Override
+    public OutputStream newOutputStream(Path path, OpenOption... options) throws IOException {
+        Set<OpenOption> opts;
+        if (options.length == 0) {
+            opts = DEFAULT_OUTPUT_OPTIONS;
+        } else {
+            opts = new HashSet<>(options.length + 1);
+            for (OpenOption opt : options) {
+                if (opt == StandardOpenOption.READ) {
+                    throw new IllegalArgumentException("READ not allowed");
+                }
+                if (opt == null) {
+                    throw new NullPointerException();
+                }
+                opts.add(opt);
+            }
+            opts.add(StandardOpenOption.WRITE);
+        }
+        Path file = builtinPath(path);
+        if (!regularOrAbsent(file)) {
+            return builtin.newOutputStream(file, options);
+        }
+        return new FileChannelOutputStream(opener.open(file, opts));
+    }
+
+    /** {@link UringFiles#newFileChannel(Path, Set, FileAttribute...)}. */
+    @Override
+    public FileChannel newFileChannel(Path path, Set<? extends OpenOption> options, FileAttribute<?>... attrs)
+            throws IOException {
+        return opener.open(builtinPath(path), options, attrs);
+    }
+
+    /** {@link UringFiles#newAsynchronousFileChannel(Path, Set, ExecutorService, FileAttribute...)}. */
+    @Override
+    public AsynchronousFileChannel newAsynchronousFileChannel(Path path, Set<? extends OpenOption> options,
+            ExecutorService executor, FileAttribute<?>... attrs) throws IOException {
+        return UringFiles.newAsynchronousFileChannel(builtinPath(path), options, executor, attrs);
+    }
+
+    /**
+     * The {@link FileChannel} of {@link UringFiles#newFileChannel(Path, Set, FileAttribute...)}; for
+     * {@code Files.readAllBytes} and {@code readString} one that interrupts do not close, as the JDK's there.
+     */
+    @Override
+    public SeekableByteChannel newByteChannel(Path path, Set<? extends OpenOption> options,
+            FileAttribute<?>... attrs) throws IOException {
+        FileChannel ch = opener.open(builtinPath(path), options, attrs);
+        if (Builtin.isJdks(ch) || !calledByReadAllBytes()) {
+            return ch; // Files.readAllBytes tells the JDK's own channel itself
+        }
+        if (ch instanceof Builtin.Uninterruptible u) {
+            u.setUninterruptible();
+            return ch;
+        }
+        return new ShieldedChannel(ch);
+    }
+
+    /** The built-in provider's directory stream, with this provider's paths as its entries. */
+    @Override
+    public DirectoryStream<Path> newDirectoryStream(Path dir, DirectoryStream.Filter<? super Path> filter)
+            throws IOException {
+        // a null filter stays null: the built-in provider checks the path first, then the filter
+        return UringDirectoryStream.of(fs,
+                builtin.newDirectoryStream(unwrap(dir), UringDirectoryStream.filter(fs, filter)));
+    }
+
+    /** As the built-in provider's. */
+    @Override
+    public void createDirectory(Path dir, FileAttribute<?>... attrs) throws IOException {
+        builtin.createDirectory(unwrap(dir), attrs);
+    }
+
+    /** As the built-in provider's. */
+    @Override
+    public void createSymbolicLink(Path link, Path target, FileAttribute<?>... attrs) throws IOException {
+        builtin.createSymbolicLink(unwrap(link), unwrap(target), attrs);
+    }
+
+    /** As the built-in provider's. */
+    @Override
+    public void createLink(Path link, Path existing) throws IOException {
+        builtin.createLink(unwrap(link), unwrap(existing));
+    }
+
+    /** As the built-in provider's. */
+    @Override
+    public void delete(Path path) throws IOException {
+        builtin.delete(unwrap(path));
+    }
+
+    /** As the built-in provider's. */
+    @Override
+    public boolean deleteIfExists(Path path) throws IOException {
+        return builtin.deleteIfExists(unwrap(path));
+    }
+
+    /** The built-in provider's target, as this provider's path. */
+    @Override
+    public Path readSymbolicLink(Path link) throws IOException {
+        return fs.wrap(builtin.readSymbolicLink(unwrap(link)));
+    }
+
+    /** As the built-in provider's, which copies in the kernel where it can. */
+    @Override
+    public void copy(Path source, Path target, CopyOption... options) throws IOException {
+        builtin.copy(unwrap(source), unwrap(target), options);
+    }
+
+    /** As the built-in provider's. */
+    @Override
+    public void move(Path source, Path target, CopyOption... options) throws IOException {
+        builtin.move(unwrap(source), unwrap(target), options);
+    }
+
+    /** As the built-in provider's. */
+    @Override
+    public boolean isSameFile(Path path, Path path2) throws IOException {
+        return builtin.isSameFile(unwrap(path), unwrap(path2));
+    }
+
+    /** As the built-in provider's. */
+    @Override
+    public boolean isHidden(Path path) throws IOException {
+        return builtin.isHidden(unwrap(path));
+    }
+
+    /** As the built-in provider's. */
+    @Override
+    public FileStore getFileStore(Path path) throws IOException {
+        return builtin.getFileStore(unwrap(path));
+    }
+
+    /** As the built-in provider's. */
+    @Override
+    public void checkAccess(Path path, AccessMode... modes) throws IOException {
+        builtin.checkAccess(unwrap(path), modes);
+    }
+
+    /** As the built-in provider's. */
+    @Override
+    public <V extends FileAttributeView> V getFileAttributeView(Path path, Class<V> type, LinkOption... options) {
+        return builtin.getFileAttributeView(unwrap(path), type, options);
+    }
+
+    /** As the built-in provider's. */
+    @Override
+    public <A extends BasicFileAttributes> A readAttributes(Path path, Class<A> type, LinkOption... options)
+            throws IOException {
+        return builtin.readAttributes(unwrap(path), type, options);
+    }
+
+    /** As the built-in provider's. */
+    @Override
+    public Map<String, Object> readAttributes(Path path, String attributes, LinkOption... options)
+            throws IOException {
+        return builtin.readAttributes(unwrap(path), attributes, options);
+    }
+
+    /** As the built-in provider's. */
+    @Override
+    public void setAttribute(Path path, String attribute, Object value, LinkOption... options) throws IOException {
+        builtin.setAttribute(unwrap(path), attribute, value, options);
+    }
+
+    /** As the built-in provider's. */
+    @Override
+    public boolean exists(Path path, LinkOption... options) {
+        return builtin.exists(unwrap(path), options);
+    }
+
+    /** As the built-in provider's. */
+    @Override
+    public <A extends BasicFileAttributes> A readAttributesIfExists(Path path, Class<A> type, LinkOption... options)
+            throws IOException {
+        return builtin.readAttributesIfExists(unwrap(path), type, options);
+    }
+}

@@ -1,0 +1,152 @@
+package io.github.uring4j.nio;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.uring4j.nio.program.UnchangedProgram;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.spi.ToolProvider;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * An unchanged program ({@link UnchangedProgram}, which knows nothing of uring4j) run in child JVMs: on the plain
+ * JDK, and with {@code -Djava.nio.file.spi.DefaultFileSystemProvider=io.github.uring4j.nio.UringFileSystemProvider}
+ * with uring4j on the class path, on the module path beside the program on the class path, and beside the program
+ * as a module of its own, exactly as the README says to run it. Every run prints the
+ * same facts and leaves the same files.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class ProviderChildJvmTest {
+    static final String PROPERTY = "-Djava.nio.file.spi.DefaultFileSystemProvider="
+            + UringFileSystemProvider.class.getName();
+    /** What the child reads from its standard input through {@code Files.newInputStream(Path.of("/dev/stdin"))}. */
+    static final byte[] STDIN = "standard input, through the provider\n".repeat(3000).getBytes(StandardCharsets.UTF_8);
+    static final Set<String> CHANNEL_CLASSES = Set.of("sun.nio.ch.FileChannelImpl",
+            "io.github.uring4j.nio.UringFileChannel");
+
+    @TempDir
+    Path tmp;
+
+    static Path location(Class<?> c) throws Exception {
+        return Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI());
+    }
+
+    /**
+     * Runs the program in a new JVM with {@code jvmArgs} (which name the main module with {@code -m}, or else the
+     * program runs from the class path) on a directory of its own; returns its output.
+     */
+    List<String> run(String name, List<String> jvmArgs) throws Exception {
+        Path dir = Files.createDirectory(tmp.resolve(name));
+        List<String> cmd = new ArrayList<>();
+        cmd.add(ProcessHandle.current().info().command().orElseThrow());
+        cmd.addAll(jvmArgs);
+        if (!jvmArgs.contains("-m")) {
+            cmd.add(UnchangedProgram.class.getName());
+        }
+        cmd.add(dir.toString());
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        CompletableFuture<Void> in = CompletableFuture.runAsync(() -> {
+            try (OutputStream stdin = p.getOutputStream()) {
+                stdin.write(STDIN);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        p.getInputStream().transferTo(out);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "child still running");
+        List<String> lines = out.toString(StandardCharsets.UTF_8).lines().toList();
+        assertEquals(0, p.exitValue(), name + ": " + String.join("\n", lines));
+        in.get(10, TimeUnit.SECONDS);
+        assertTrue(lines.contains("DONE"), name + ": " + lines);
+        for (String f : UnchangedProgram.FILES) {
+            assertArrayEquals(UnchangedProgram.content(f), Files.readAllBytes(dir.resolve(f)), name + ": " + f);
+        }
+        return lines;
+    }
+
+    /** The line that starts with {@code key}, without it. */
+    static String line(List<String> lines, String key) {
+        return lines.stream().filter(l -> l.startsWith(key + " ")).map(l -> l.substring(key.length() + 1))
+                .findFirst().orElseThrow(() -> new AssertionError("no " + key + " in " + lines));
+    }
+
+    /** The facts the program found: every line after the ones that name the provider and the channel. */
+    static List<String> facts(List<String> lines) {
+        List<String> keys = List.of("READ", "STRING", "ALLLINES", "LINES", "PARALLEL-LINES", "READER", "INPUT",
+                "CHANNEL-READ", "ASYNC-READ", "RANDOMACCESSFILE", "MISMATCH", "LOCK", "DIRECTORY-FORCE", "TOFILE",
+                "SECURE", "WALK", "TEMPFILE", "WATCH", "ZIP", "INTERRUPTED", "STDIN");
+        return lines.stream().filter(l -> keys.contains(l.split(" ")[0])).toList();
+    }
+
+    @Test
+    void anUnchangedProgramGivesTheSameResultsWithTheProviderOnTheClassPathAndOnTheModulePath() throws Exception {
+        Path core = location(UringFileSystemProvider.class);
+        Path program = location(UnchangedProgram.class);
+        List<String> jdk = run("jdk", List.of("-cp", program.toString()));
+        assertEquals("sun.nio.fs.LinuxFileSystemProvider", line(jdk, "PROVIDER"));
+        List<String> expected = facts(jdk);
+        assertEquals(UnchangedProgram.sha(STDIN), line(jdk, "STDIN"));
+        assertTrue(expected.contains("TEMPFILE rw------- true"), expected.toString());
+        assertTrue(expected.contains("TOFILE true true true 70000"), expected.toString());
+        assertTrue(expected.stream().anyMatch(l -> l.startsWith("SECURE true ")), expected.toString());
+        assertTrue(expected.stream().anyMatch(l -> l.startsWith("WATCH true true new")), expected.toString());
+        assertEquals("ok", line(jdk, "UNIXSOCKET"));
+
+        List<String> classPath = run("classpath", List.of("--enable-native-access=ALL-UNNAMED", PROPERTY,
+                "-cp", core + java.io.File.pathSeparator + program));
+        assertEquals(UringFileSystemProvider.class.getName(), line(classPath, "PROVIDER"));
+        assertEquals("null", line(classPath, "MODULE"), "uring4j in the unnamed module");
+        assertTrue(CHANNEL_CLASSES.contains(line(classPath, "CHANNEL")), line(classPath, "CHANNEL"));
+        assertEquals(expected, facts(classPath));
+        assertEquals("IllegalArgumentException", line(classPath, "UNIXSOCKET"),
+                "the JDK takes Unix domain socket paths only from its own file system");
+
+        List<String> modulePath = run("modulepath", List.of("--enable-native-access=io.github.uring4j.core",
+                "-p", core.toString(), "--add-modules", "io.github.uring4j.core", PROPERTY,
+                "-cp", program.toString()));
+        assertEquals(UringFileSystemProvider.class.getName(), line(modulePath, "PROVIDER"));
+        assertEquals("io.github.uring4j.core", line(modulePath, "MODULE"), "uring4j as a named module");
+        assertTrue(CHANNEL_CLASSES.contains(line(modulePath, "CHANNEL")), line(modulePath, "CHANNEL"));
+        assertEquals(expected, facts(modulePath));
+
+        Path app = modularProgram();
+        List<String> modular = run("modularapp", List.of("--enable-native-access=io.github.uring4j.core", PROPERTY,
+                "--add-modules", "io.github.uring4j.core", "-p", core + java.io.File.pathSeparator + app,
+                "-m", "unchanged.app/" + UnchangedProgram.class.getName()));
+        assertEquals(UringFileSystemProvider.class.getName(), line(modular, "PROVIDER"));
+        assertEquals("io.github.uring4j.core", line(modular, "MODULE"));
+        assertEquals(expected, facts(modular));
+    }
+
+    /** The program compiled as a module of its own, {@code unchanged.app}, that does not require uring4j. */
+    Path modularProgram() throws Exception {
+        Path src = tmp.resolve("app-src");
+        Path source = Path.of("src/test/java", UnchangedProgram.class.getName().replace('.', '/') + ".java");
+        Path copy = src.resolve(Path.of("src/test/java").relativize(source));
+        Files.createDirectories(copy.getParent());
+        Files.copy(source, copy);
+        Path info = Files.writeString(src.resolve("module-info.java"), "module unchanged.app {\n}\n");
+        Path out = tmp.resolve("app");
+        StringWriter messages = new StringWriter();
+        int rc = ToolProvider.findFirst("javac").orElseThrow().run(new PrintWriter(messages),
+                new PrintWriter(messages), "-proc:none", "-d", out.toString(), info.toString(), copy.toString());
+        assertEquals(0, rc, messages.toString());
+        return out;
+    }
+}

@@ -1,0 +1,240 @@
+package io.github.uring4j.nio;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.URI;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedByInterruptException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.SeekableByteChannel;
+import java.nio.file.FileSystem;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.spi.FileSystemProvider;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Interrupts and files that are not seekable, as a user sees them on the JDK: {@code Files.readAllBytes},
+ * {@code readString}, {@code write*} and the streams ignore an interrupt made before the call, channels from
+ * {@code FileChannel.open} and {@code Files.newByteChannel} do not; FIFOs' streams are not seekable. Checked with
+ * the channels {@link UringFiles} gives today, with a stand-in channel that is not the JDK's class, and with one
+ * that can be told to ignore interrupts ({@link Builtin.Uninterruptible}).
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class ProviderInterruptsAndPipesTest {
+    static final FileSystemProvider BUILTIN = FileSystems.getDefault().provider();
+
+    @TempDir
+    Path tmp;
+
+    static Stream<Arguments> providers() {
+        return Stream.of(
+                Arguments.of("UringFiles", new UringFileSystemProvider(BUILTIN)),
+                Arguments.of("a foreign channel", new UringFileSystemProvider(BUILTIN, StandInChannel::standIn)),
+                Arguments.of("a channel told to ignore interrupts",
+                        new UringFileSystemProvider(BUILTIN, StandInChannel::openIgnoring)));
+    }
+
+    static Path ours(UringFileSystemProvider provider, Path p) {
+        FileSystem fs = provider.getFileSystem(URI.create("file:///"));
+        return fs.getPath(p.toString());
+    }
+
+    /** What a thread whose interrupt flag is set sees from each call: its result, or what it threw. */
+    static List<String> interruptedCalls(Path dir) {
+        List<Callable> calls = List.of(
+                () -> Files.write(dir.resolve("w"), new byte[] {1, 2, 3}).getFileName(),
+                () -> Files.readAllBytes(dir.resolve("w")).length,
+                () -> Files.writeString(dir.resolve("s"), "text", StandardOpenOption.CREATE,
+                        StandardOpenOption.APPEND).getFileName(),
+                () -> Files.readString(dir.resolve("s")),
+                () -> Files.readAllLines(dir.resolve("s")),
+                () -> Files.write(dir.resolve("l"), List.of("a", "b")).getFileName(),
+                () -> {
+                    try (BufferedReader r = Files.newBufferedReader(dir.resolve("l"))) {
+                        return r.readLine();
+                    }
+                },
+                () -> {
+                    try (InputStream in = Files.newInputStream(dir.resolve("w"))) {
+                        return in.read() + " " + in.skip(1) + " " + in.available() + " " + in.readAllBytes().length;
+                    }
+                },
+                () -> {
+                    try (OutputStream out = Files.newOutputStream(dir.resolve("o"))) {
+                        out.write(new byte[10]);
+                    }
+                    return Files.size(dir.resolve("o"));
+                },
+                () -> Files.mismatch(dir.resolve("w"), dir.resolve("o")),
+                () -> {
+                    try (FileChannel ch = FileChannel.open(dir.resolve("w"))) {
+                        return ch.read(ByteBuffer.allocate(10));
+                    }
+                },
+                () -> {
+                    try (SeekableByteChannel ch = Files.newByteChannel(dir.resolve("w"))) {
+                        return ch.read(ByteBuffer.allocate(10));
+                    }
+                });
+        // Files.lines is left to the child JVMs: it takes another route when the path is not of the default file
+        // system, which the provider made here is not
+        List<String> seen = new ArrayList<>();
+        for (Callable c : calls) {
+            Thread.currentThread().interrupt();
+            try {
+                seen.add(String.valueOf(c.call()));
+            } catch (Exception e) {
+                seen.add(e.getClass().getName());
+            } finally {
+                seen.add("interrupted " + Thread.interrupted());
+            }
+        }
+        return seen;
+    }
+
+    interface Callable {
+        Object call() throws Exception;
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("providers")
+    void aPendingInterruptMeetsWhatItMeetsOnTheJdk(String name, UringFileSystemProvider provider) throws Exception {
+        Path builtinDir = Files.createDirectory(tmp.resolve("builtin"));
+        Path ourDir = ours(provider, Files.createDirectory(tmp.resolve("ours")));
+        List<String> jdk = interruptedCalls(builtinDir);
+        assertTrue(jdk.contains(ClosedByInterruptException.class.getName()), "the JDK's channels stay interruptible: "
+                + jdk);
+        assertEquals(jdk, interruptedCalls(ourDir));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("providers")
+    void streamsOfFifosAreNotSeekable(String name, UringFileSystemProvider provider) throws Exception {
+        Path fifo = fifo(tmp.resolve("fifo"));
+        byte[] data = ProviderRoutedFilesTest.pattern(300_000, 4);
+        CompletableFuture<Void> writer = CompletableFuture.runAsync(() -> {
+            try (OutputStream out = Files.newOutputStream(fifo)) {
+                out.write(data);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        try (InputStream in = Files.newInputStream(ours(provider, fifo))) {
+            assertEquals(data[0] & 0xff, in.read());
+            assertTrue(in.available() >= 0);
+            assertEquals(1000, in.skip(1000), "skipping a FIFO reads past the bytes");
+            assertEquals(0, in.skip(-5), "and cannot go back");
+            byte[] rest = in.readAllBytes();
+            assertArrayEquals(java.util.Arrays.copyOfRange(data, 1001, data.length), rest);
+            assertEquals(-1, in.read());
+        }
+        writer.get(30, TimeUnit.SECONDS);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("providers")
+    void fifosAreWrittenAndReadWholeThroughFiles(String name, UringFileSystemProvider provider) throws Exception {
+        Path fifo = fifo(tmp.resolve("fifo"));
+        byte[] data = ProviderRoutedFilesTest.pattern(200_000, 8);
+        CompletableFuture<byte[]> reader = CompletableFuture.supplyAsync(() -> {
+            try {
+                return Files.readAllBytes(fifo);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        Files.write(ours(provider, fifo), data);
+        assertArrayEquals(data, reader.get(30, TimeUnit.SECONDS));
+        CompletableFuture<Void> writer = CompletableFuture.runAsync(() -> {
+            try {
+                Files.write(fifo, data);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        assertArrayEquals(data, Files.readAllBytes(ours(provider, fifo)));
+        writer.get(30, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aChannelThatCanIgnoreInterruptsIsToldToForStreamsAndReadAllBytesOnly() throws Exception {
+        List<StandInChannel> opened = new ArrayList<>();
+        UringFileSystemProvider provider = new UringFileSystemProvider(BUILTIN, (p, o, a) -> {
+            StandInChannel ch = (StandInChannel) StandInChannel.openIgnoring(p, o, a);
+            opened.add(ch);
+            return ch;
+        });
+        Path f = ours(provider, Files.write(tmp.resolve("f"), new byte[] {7}));
+        Files.newInputStream(f).close();
+        Files.newOutputStream(f, StandardOpenOption.APPEND).close();
+        Files.readAllBytes(f);
+        Files.readString(f, java.nio.charset.StandardCharsets.ISO_8859_1);
+        FileChannel.open(f).close();
+        Files.newByteChannel(f).close();
+        Files.newByteChannel(f, StandardOpenOption.READ).close();
+        List<Boolean> told = opened.stream().map(c -> c.uninterruptible).toList();
+        assertEquals(List.of(true, true, true, true, false, false, false), told);
+    }
+
+    @Test
+    void readAllBytesOverAForeignChannelGetsAShieldedChannelAndOtherCallersTheChannelItself() throws Exception {
+        List<FileChannel> opened = new ArrayList<>();
+        List<Object> given = new ArrayList<>();
+        UringFileSystemProvider provider = new UringFileSystemProvider(BUILTIN, (p, o, a) -> {
+            FileChannel ch = StandInChannel.standIn(p, o, a);
+            opened.add(ch);
+            return ch;
+        });
+        Path f = ours(provider, Files.write(tmp.resolve("f"), new byte[] {7}));
+        given.add(provider.newByteChannel(f, java.util.Set.of()));
+        given.add(Files.newByteChannel(f));
+        for (Object g : given) {
+            ((AutoCloseable) g).close();
+        }
+        assertEquals(opened, given, "a caller other than Files.readAllBytes gets the channel itself");
+        Thread.currentThread().interrupt();
+        try {
+            assertArrayEquals(new byte[] {7}, Files.readAllBytes(f));
+        } finally {
+            assertTrue(Thread.interrupted());
+        }
+        assertFalse(opened.get(2).isOpen(), "closed by Files.readAllBytes through the shield");
+        assertInstanceOf(StandInChannel.class, opened.get(2));
+        assertThrows(ClosedByInterruptException.class, () -> {
+            try (FileChannel ch = FileChannel.open(f)) {
+                Thread.currentThread().interrupt();
+                ch.size();
+            } finally {
+                Thread.interrupted();
+            }
+        });
+    }
+
+    static Path fifo(Path p) throws Exception {
+        Process pr = new ProcessBuilder("mkfifo", p.toString()).inheritIO().start();
+        assertEquals(0, pr.waitFor(), "mkfifo");
+        return p;
+    }
+}
