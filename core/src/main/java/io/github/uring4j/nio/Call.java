@@ -30,6 +30,11 @@ final class Call {
     final MemorySegment iov;
     /** {@code loff_t} pair for copy_file_range. */
     final MemorySegment offsets;
+    /**
+     * A {@code struct statx}: apart from the staging memory, which a read may hold while it asks for the file's type
+     * (on a platform thread a nested use gets the same context).
+     */
+    final MemorySegment statx;
     private MemorySegment scratch;
     private final boolean pooled;
 
@@ -42,6 +47,7 @@ final class Call {
         this.capture = LeanCalls.allocateCapture(a);
         this.iov = a.allocate(16L * MAX_IOV, 8);
         this.offsets = a.allocate(16, 8);
+        this.statx = a.allocate(io.github.uring4j.linux.Statx.LAYOUT);
         this.pooled = !threadLocal;
     }
 

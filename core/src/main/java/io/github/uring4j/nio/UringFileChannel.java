@@ -73,7 +73,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * a temporary direct buffer); direct buffers of {@code allocateDirect}, automatic and global arenas, and confined
  * arenas owned by the calling thread go to the kernel as they are.
  */
-public final class UringFileChannel extends FileChannel {
+public final class UringFileChannel extends FileChannel implements Builtin.Uninterruptible {
     private static final int CLOSED = 1 << 30;
     private static final Charset JNU = jnuCharset();
     private static final Cleaner CLEANER = Cleaner.create(r -> {
@@ -246,9 +246,17 @@ public final class UringFileChannel extends FileChannel {
 
     // ============================================================================================ use and close
 
-    private void ensureOpen() throws ClosedChannelException {
+    /**
+     * Throws {@link ClosedChannelException} for a closed channel; and, as the JDK's channel at the start of every
+     * operation, closes the channel and throws {@link java.nio.channels.ClosedByInterruptException} when the calling
+     * thread's interrupt flag is set.
+     */
+    private void ensureOpen() throws IOException {
         if (!isOpen()) {
             throw new ClosedChannelException();
+        }
+        if (!uninterruptible && Thread.currentThread().isInterrupted()) {
+            interruptedBeforeCall();
         }
     }
 
@@ -426,7 +434,7 @@ public final class UringFileChannel extends FileChannel {
         if (t == UNKNOWN) {
             Call c = Call.get();
             try {
-                MemorySegment sx = c.scratch(Statx.LAYOUT.byteSize());
+                MemorySegment sx = c.statx;
                 if (!enter()) {
                     return true; // closed: the caller fails before it calls
                 }
@@ -1103,7 +1111,7 @@ public final class UringFileChannel extends FileChannel {
     private long size0() throws IOException {
         Call c = Call.get();
         try {
-            MemorySegment sx = c.scratch(Statx.LAYOUT.byteSize());
+            MemorySegment sx = c.statx;
             enterOrThrow();
             int r;
             try {
@@ -1490,6 +1498,16 @@ public final class UringFileChannel extends FileChannel {
             throw new IOException("Number of remaining bytes (" + remaining + ") is not a multiple of the block size ("
                     + alignment + ")");
         }
+    }
+
+    /**
+     * From now on an interrupt neither closes this channel nor fails its calls: what the JDK does for the channels
+     * behind {@code Files.readAllBytes}, {@code readString} and the streams of {@code newInputStream} and
+     * {@code newOutputStream} (the provider calls it there).
+     */
+    @Override
+    public void setUninterruptible() {
+        uninterruptible = true;
     }
 
     // ============================================================================================ for the asynchronous channel

@@ -50,18 +50,27 @@ public final class UringBackend implements IoBackend {
         for (EventLoop l : loops) {
             l.thread.start();
         }
+        // Starting takes a moment and always ends: a caller with its interrupt flag set (a drop-in channel opened by
+        // an interrupted thread) still gets its executor, and keeps its flag.
         Throwable failure = null;
+        boolean interrupted = false;
         for (EventLoop l : loops) {
-            try {
-                l.started.get();
-            } catch (ExecutionException e) {
-                if (failure == null) {
-                    failure = e.getCause();
+            while (true) {
+                try {
+                    l.started.get();
+                } catch (ExecutionException e) {
+                    if (failure == null) {
+                        failure = e.getCause();
+                    }
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                    continue;
                 }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                failure = e;
+                break;
             }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
         if (failure != null) {
             open = false;
