@@ -91,6 +91,9 @@ public final class LuceneWorkload {
                 run(kind, d, dir, docs, seed, rounds);
             }
         }
+        if (FileSystems.getDefault().provider() instanceof io.github.uring4j.nio.UringFileSystemProvider) {
+            System.out.println("STATS " + io.github.uring4j.nio.UringFiles.statistics());
+        }
     }
 
     static List<String> vocabulary(Random rnd, int size) {

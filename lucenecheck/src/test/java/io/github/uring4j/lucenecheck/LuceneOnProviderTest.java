@@ -49,7 +49,7 @@ class LuceneOnProviderTest {
         List<String> lines = out.toString(StandardCharsets.UTF_8).lines().toList();
         assertEquals(0, p.exitValue(), name + ":\n" + String.join("\n", lines));
         for (String l : lines) {
-            if (l.contains("TIMING") || l.contains("DIRECTORY") || l.startsWith("PROVIDER")) {
+            if (l.contains("TIMING") || l.contains("DIRECTORY") || l.startsWith("PROVIDER") || l.startsWith("STATS")) {
                 System.out.println(name + ": " + l);
             }
         }
@@ -79,5 +79,14 @@ class LuceneOnProviderTest {
             assertEquals(expected, results(uring, kind), kind + ": the provider's results");
         }
         assertEquals(results(builtin, "nio"), results(builtin, "mmap"), "both directories read the same index");
+        if (io.github.uring4j.file.IoExecutor.defaultExecutor().backend() == io.github.uring4j.file.Backend.IO_URING) {
+            // io_uring works here: Lucene ran on uring4j's channels, not the JDK's served after a warning
+            for (String kind : List.of("nio", "mmap")) {
+                String line = uring.stream().filter(l -> l.startsWith(kind + " DIRECTORY ")).findFirst().orElseThrow();
+                assertTrue(line.endsWith(" CHANNEL io.github.uring4j.nio.UringFileChannel"), line);
+            }
+            String stats = uring.stream().filter(l -> l.startsWith("STATS ")).findFirst().orElseThrow();
+            assertTrue(stats.contains("jdkChannels=0,") && !stats.contains("uringChannels=0,"), stats);
+        }
     }
 }
