@@ -94,6 +94,20 @@ class ProviderChildJvmTest {
         return lines.stream().filter(l -> keys.contains(l.split(" ")[0])).toList();
     }
 
+    /**
+     * Where io_uring works (it does in this JVM), the child's channels are uring4j's, and its MXBean, read through
+     * JMX by name, says they did the work: channels opened, calls made, ring operations (the asynchronous channel's).
+     */
+    static void ranOnUring(List<String> lines) {
+        if (io.github.uring4j.file.IoExecutor.defaultExecutor().backend() != io.github.uring4j.file.Backend.IO_URING) {
+            return;
+        }
+        assertEquals("io.github.uring4j.nio.UringFileChannel", line(lines, "CHANNEL"));
+        String d = line(lines, "DROPINS");
+        assertTrue(d.startsWith("ioUring=true ") && d.contains(" jdkChannels=0 ") && !d.contains(" uringChannels=0 ")
+                && !d.contains(" callerCalls=0 ") && !d.endsWith(" ringOperations=0"), d);
+    }
+
     @Test
     void anUnchangedProgramGivesTheSameResultsWithTheProviderOnTheClassPathAndOnTheModulePath() throws Exception {
         Path core = location(UringFileSystemProvider.class);
@@ -113,6 +127,7 @@ class ProviderChildJvmTest {
         assertEquals(UringFileSystemProvider.class.getName(), line(classPath, "PROVIDER"));
         assertEquals("null", line(classPath, "MODULE"), "uring4j in the unnamed module");
         assertTrue(CHANNEL_CLASSES.contains(line(classPath, "CHANNEL")), line(classPath, "CHANNEL"));
+        ranOnUring(classPath);
         assertEquals(expected, facts(classPath));
         assertEquals("IllegalArgumentException", line(classPath, "UNIXSOCKET"),
                 "the JDK takes Unix domain socket paths only from its own file system");
@@ -123,6 +138,7 @@ class ProviderChildJvmTest {
         assertEquals(UringFileSystemProvider.class.getName(), line(modulePath, "PROVIDER"));
         assertEquals("io.github.uring4j.core", line(modulePath, "MODULE"), "uring4j as a named module");
         assertTrue(CHANNEL_CLASSES.contains(line(modulePath, "CHANNEL")), line(modulePath, "CHANNEL"));
+        ranOnUring(modulePath);
         assertEquals(expected, facts(modulePath));
 
         Path app = modularProgram();
@@ -141,7 +157,9 @@ class ProviderChildJvmTest {
         Path copy = src.resolve(Path.of("src/test/java").relativize(source));
         Files.createDirectories(copy.getParent());
         Files.copy(source, copy);
-        Path info = Files.writeString(src.resolve("module-info.java"), "module unchanged.app {\n}\n");
+        // java.management: the program reads the drop-ins' MXBean by name, as a monitoring tool would
+        Path info = Files.writeString(src.resolve("module-info.java"),
+                "module unchanged.app {\n    requires java.management;\n}\n");
         Path out = tmp.resolve("app");
         StringWriter messages = new StringWriter();
         int rc = ToolProvider.findFirst("javac").orElseThrow().run(new PrintWriter(messages),

@@ -104,7 +104,25 @@ public final class UnchangedProgram {
         try (InputStream in = Files.newInputStream(Path.of("/dev/stdin"))) {
             out("STDIN " + sha(in.readAllBytes()));
         }
+        dropIns();
         out("DONE");
+    }
+
+    /**
+     * What a monitoring tool sees: the drop-ins' MXBean, read by name through JMX (the program itself knows nothing
+     * of uring4j).
+     */
+    static void dropIns() throws Exception {
+        var server = java.lang.management.ManagementFactory.getPlatformMBeanServer();
+        var name = new javax.management.ObjectName("io.github.uring4j:type=DropIns");
+        if (!server.isRegistered(name)) {
+            out("DROPINS none");
+            return;
+        }
+        out("DROPINS ioUring=" + server.getAttribute(name, "IoUring") + " uringChannels="
+                + server.getAttribute(name, "UringChannels") + " jdkChannels=" + server.getAttribute(name, "JdkChannels")
+                + " callerCalls=" + server.getAttribute(name, "CallerCalls") + " ringOperations="
+                + server.getAttribute(name, "RingOperations"));
     }
 
     static void write(Path dir) throws Exception {
