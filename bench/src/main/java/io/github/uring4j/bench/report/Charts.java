@@ -181,14 +181,17 @@ public final class Charts {
             "channel-vthreads", new java.awt.Color(0xD62728),
             "async-vthreads", new java.awt.Color(0x8C564B),
             "fio io_uring", new java.awt.Color(0x404040),
-            "fio psync", new java.awt.Color(0x7F7F7F));
+            "fio psync", new java.awt.Color(0x7F7F7F),
+            "dropin", new java.awt.Color(0x17BECF),
+            "dropin-vthreads", new java.awt.Color(0xE377C2));
 
     private static final java.awt.Color[] OTHERS = {
-        new java.awt.Color(0x17BECF), new java.awt.Color(0xBCBD22), new java.awt.Color(0xE377C2),
+        new java.awt.Color(0x9EDAE5), new java.awt.Color(0xBCBD22), new java.awt.Color(0xF7B6D2),
         new java.awt.Color(0xAEC7E8), new java.awt.Color(0xFFBB78), new java.awt.Color(0x98DF8A)};
 
     /**
-     * The colour of a strategy: "uring4j ring" is drawn as "ring", a "(verified)" run a shade darker than the plain one;
+     * The colour of a strategy: "uring4j ring" is drawn as "ring", a "(verified)" run (or a "-heap" one) a shade darker
+     * than the plain one;
      * strategies without a colour of their own get one from their name, the same in every chart.
      */
     static java.awt.Color colour(String strategy) {
@@ -196,6 +199,10 @@ public final class Charts {
         boolean verified = base.endsWith(" (verified)");
         if (verified) {
             base = base.substring(0, base.length() - " (verified)".length());
+        }
+        if (base.endsWith("-heap")) {
+            base = base.substring(0, base.length() - "-heap".length());
+            verified = true; // heap buffers: a shade darker than the direct-buffer row of the same strategy
         }
         java.awt.Color c = COLOURS.get(base);
         if (c == null) {

@@ -157,12 +157,12 @@ public final class ReportCommand implements Callable<Integer> {
             // which outlive the run; so this runs first, before any other virtual-thread row, and ours before the JDK's.
             List<Result> vt = new ArrayList<>();
             int many = quick ? 200 : 10_000;
-            for (String st : List.of("async-vthreads", "channel-vthreads")) {
+            for (String st : List.of("async-vthreads", "dropin-vthreads", "channel-vthreads")) {
                 vt.add(read(ds, st, 1, many, true, "cold", warm, secs));
             }
             Section manyVirtual = new Section(String.format(Locale.ROOT, "%,d virtual threads, O_DIRECT random 4 KiB reads", many),
-                    "uring4j-bench read --dir DIR --direct --depth " + many + " -s channel-vthreads,async-vthreads --duration "
-                            + fmt(secs), vt);
+                    "uring4j-bench read --dir DIR --direct --depth " + many
+                            + " -s async-vthreads,dropin-vthreads,channel-vthreads --duration " + fmt(secs), vt);
             // 1. cached random reads, 1 and 2 threads
             for (int threads : quick ? new int[] {1} : new int[] {1, 2}) {
                 List<Result> rows = new ArrayList<>();
@@ -173,6 +173,14 @@ public final class ReportCommand implements Callable<Integer> {
                         "uring4j-bench read --dir DIR --threads " + threads + " --depth 32 --cache warm --duration " + fmt(secs)
                                 + " -s ring,async,mmap,channel,channel-vthreads", rows));
             }
+            // 1b. the JDK's FileChannel and uring4j's drop-in, heap and direct buffers, one platform thread
+            List<Result> dropIn = new ArrayList<>();
+            for (String st : List.of("channel", "dropin", "channel-heap", "dropin-heap")) {
+                dropIn.add(read(ds, st, 1, 1, false, "warm", warm, secs));
+            }
+            add(sections, new Section("FileChannel drop-in, random 4 KiB reads, page cache, 1 thread",
+                    "uring4j-bench read --dir DIR --threads 1 --cache warm --duration " + fmt(secs)
+                            + " -s channel,dropin,channel-heap,dropin-heap", dropIn));
             // 2. O_DIRECT random reads (device-bound)
             List<Result> direct = new ArrayList<>();
             for (String st : List.of("ring", "async", "channel", "channel-vthreads")) {

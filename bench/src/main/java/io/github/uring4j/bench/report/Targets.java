@@ -37,6 +37,21 @@ public final class Targets {
                     String.format(Locale.ROOT, "%.2f×", ratio(ourVt, jdkVt)), "≥ 1.00×, carriers ≤ cores",
                     ratio(ourVt, jdkVt) >= 1 && c <= cores ? "yes" : "no"));
         }
+        Predicate<Section> drop = s -> s.title.startsWith("FileChannel drop-in");
+        add(out, "drop-in FileChannel, cached 4 KiB random read, 1 thread, direct buffer, vs the JDK's FileChannel",
+                ratio(find(sections, drop, "dropin", null), find(sections, drop, "channel", null)), 1.2);
+        add(out, "drop-in FileChannel, cached 4 KiB random read, 1 thread, heap buffer, vs the JDK's FileChannel",
+                ratio(find(sections, drop, "dropin-heap", null), find(sections, drop, "channel-heap", null)), 1.2);
+        Result dropVt = find(sections, s -> s.title.contains("virtual threads, O_DIRECT"), "dropin-vthreads", null);
+        if (jdkVt != null && dropVt != null) {
+            double cores = Runtime.getRuntime().availableProcessors();
+            double c = dropVt.metrics.getOrDefault("carriers", Double.NaN);
+            out.add(List.of("many virtual threads, uncached 4 KiB random reads: drop-in FileChannel vs the JDK's"
+                            + " (carriers: ours " + Render.num(c, 0) + ", JDK "
+                            + Render.num(jdkVt.metrics.getOrDefault("carriers", Double.NaN), 0) + ")",
+                    String.format(Locale.ROOT, "%.2f×", ratio(dropVt, jdkVt)), "≥ 1.00×, carriers ≤ cores",
+                    ratio(dropVt, jdkVt) >= 1 && c <= cores ? "yes" : "no"));
+        }
         for (String threads : new String[] {"1 thread", "2 threads"}) {
             Predicate<Section> read = s -> s.title.startsWith("JMH JUringReadBenchmark") && s.title.endsWith(", " + threads);
             double worst = worstRatio(sections, read, "registeredFiles", "preOpenedFileChannels");
