@@ -368,20 +368,26 @@ abstract class AsynchronousFileChannelContract {
         try (SecondProcess other = SecondProcess.start()) {
             assertEquals("HOLDING", other.ask("hold " + p));
             // One pending lock at a time: a pending lock is already in the JVM's table, and a second would overlap.
-            try (AsynchronousFileChannel ch = open(p, READ, WRITE)) {
+            AsynchronousFileChannel ch = open(p, READ, WRITE);
+            try {
                 Future<FileLock> pending = ch.lock();
                 assertFalse(pending.isDone(), "the other process holds the file");
                 ch.close();
                 assertInstanceOf(AsynchronousCloseException.class, failure(pending));
-            }
-            try (AsynchronousFileChannel ch = open(p, READ, WRITE)) {
-                Recorder<FileLock> handler = new Recorder<>();
-                ch.lock(100, 10, true, "c", handler);
-                assertFalse(handler.result.isDone());
+            } finally {
                 ch.close();
+            }
+            AsynchronousFileChannel ch2 = open(p, READ, WRITE);
+            try {
+                Recorder<FileLock> handler = new Recorder<>();
+                ch2.lock(100, 10, true, "c", handler);
+                assertFalse(handler.result.isDone());
+                ch2.close();
                 assertInstanceOf(AsynchronousCloseException.class, failure(handler.result));
                 assertRanOnTheExecutor(handler);
                 assertEquals("c", handler.attachment);
+            } finally {
+                ch2.close();
             }
             assertEquals("RELEASED", other.ask("release"));
             assertEquals("ACQUIRED", other.ask("try " + p + " 0 1000 false"), "nothing of ours is left locked");
@@ -398,7 +404,7 @@ abstract class AsynchronousFileChannelContract {
                 Thread.currentThread().interrupt();
                 Future<Integer> f = ch.read(ByteBuffer.allocate(10), 0);
                 String size = Conform.outcome(ch::size);
-                String force = Conform.outcome(() -> ch.force(false));
+                String force = Conform.outcomeOfStep(() -> ch.force(false));
                 boolean interrupted = Thread.interrupted();
                 String read = Conform.outcome(() -> f.get(Conform.WAIT_SECONDS, TimeUnit.SECONDS));
                 got.complete(size + " / " + force + " / " + read + " / interrupted=" + interrupted);
@@ -414,7 +420,8 @@ abstract class AsynchronousFileChannelContract {
     @Test
     void locksInFutureAndHandlerForms() throws Exception {
         Path p = file("f", pattern(10, 14));
-        try (AsynchronousFileChannel ch = open(p, READ, WRITE); FileChannel jdk = FileChannel.open(p, READ, WRITE)) {
+        AsynchronousFileChannel ch = open(p, READ, WRITE);
+        try (FileChannel jdk = FileChannel.open(p, READ, WRITE)) {
             FileLock all = await(ch.lock());
             assertSame(ch, all.acquiredBy());
             assertNull(all.channel(), "a lock of an AsynchronousFileChannel has no FileChannel");
@@ -443,6 +450,8 @@ abstract class AsynchronousFileChannelContract {
             assertRanOnTheExecutor(h);
             ch.close();
             assertFalse(l.isValid(), "closing the channel invalidates its locks");
+        } finally {
+            ch.close();
         }
     }
 

@@ -76,7 +76,7 @@ final class Conform {
         }
     }
 
-    static String outcome(Step s) {
+    static String outcomeOfStep(Step s) {
         return outcome(() -> {
             s.run();
             return "done";
@@ -94,6 +94,15 @@ final class Conform {
         }
         if (o instanceof MemorySegment s) {
             return (s.isReadOnly() ? "read-only " : "") + "segment[" + s.byteSize() + "]";
+        }
+        if (o instanceof Future<?> f) {
+            return "future(" + outcome(() -> {
+                try {
+                    return f.get(WAIT_SECONDS, TimeUnit.SECONDS);
+                } catch (ExecutionException e) {
+                    throw e.getCause();
+                }
+            }) + ")";
         }
         if (o instanceof java.nio.channels.Channel c) {
             return "channel[open=" + c.isOpen() + "]";

@@ -352,8 +352,8 @@ abstract class FileChannelContract {
         Files.setPosixFilePermissions(readOnly, PosixFilePermissions.fromString("r--r--r--"));
         String denied = "! " + AccessDeniedException.class.getName();
         if (!isRoot()) {
-            assertEquals(denied, Conform.outcome(() -> open(unreadable, READ).close()));
-            assertEquals(denied, Conform.outcome(() -> open(readOnly, WRITE).close()));
+            assertEquals(denied, Conform.outcomeOfStep(() -> open(unreadable, READ).close()));
+            assertEquals(denied, Conform.outcomeOfStep(() -> open(readOnly, WRITE).close()));
             return;
         }
         Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/setpriv")),
