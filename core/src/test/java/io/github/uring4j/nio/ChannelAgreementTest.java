@@ -1,0 +1,533 @@
+package io.github.uring4j.nio;
+
+import static io.github.uring4j.nio.Conform.outcome;
+import static io.github.uring4j.nio.Conform.pattern;
+import static java.nio.file.StandardOpenOption.APPEND;
+import static java.nio.file.StandardOpenOption.CREATE;
+import static java.nio.file.StandardOpenOption.CREATE_NEW;
+import static java.nio.file.StandardOpenOption.DELETE_ON_CLOSE;
+import static java.nio.file.StandardOpenOption.DSYNC;
+import static java.nio.file.StandardOpenOption.READ;
+import static java.nio.file.StandardOpenOption.SYNC;
+import static java.nio.file.StandardOpenOption.TRUNCATE_EXISTING;
+import static java.nio.file.StandardOpenOption.WRITE;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.nio.ByteBuffer;
+import java.nio.channels.AsynchronousFileChannel;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileChannel.MapMode;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.OpenOption;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.zip.CRC32C;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The same scenarios run on the JDK's channels and on uring4j's, each in a directory of its own: every return value,
+ * exception class, position, size and byte of the file afterwards must agree. This is where the order in which the
+ * JDK checks things is pinned down (a closed channel against a bad argument, a mode against a range), without
+ * writing each answer by hand: the JDK's answer is the expected one.
+ */
+@Timeout(value = 300, unit = TimeUnit.SECONDS)
+class ChannelAgreementTest {
+    @TempDir
+    Path dir;
+
+    /** A scenario writes what it saw, a line at a time. */
+    @FunctionalInterface
+    interface Scenario {
+        void run(Kind kind, Path dir, List<String> transcript) throws Exception;
+    }
+
+    @org.junit.jupiter.api.AfterEach
+    void nothingLeftOpen() throws IOException {
+        assertEquals(List.of(), Conform.fdsUnder(dir), "descriptors left open under the test's directory");
+    }
+
+    private void agree(String name, Scenario s) throws Exception {
+        Map<Kind, List<String>> t = new LinkedHashMap<>();
+        for (Kind k : Kind.values()) {
+            Path d = Files.createDirectories(dir.resolve(name).resolve(k.name()));
+            List<String> lines = new ArrayList<>();
+            s.run(k, d, lines);
+            t.put(k, lines);
+        }
+        List<String> jdk = t.get(Kind.JDK);
+        List<String> ours = t.get(Kind.URING);
+        String keep = System.getenv("URING4J_CONFORM_TRANSCRIPTS");
+        if (keep != null) {
+            // URING4J_CONFORM_TRANSCRIPTS=DIR keeps both transcripts of every scenario, to read or diff.
+            Files.createDirectories(Path.of(keep));
+            Files.write(Path.of(keep, name + ".jdk.txt"), jdk);
+            Files.write(Path.of(keep, name + ".uring4j.txt"), ours);
+        }
+        for (int i = 0; i < Math.min(jdk.size(), ours.size()); i++) {
+            if (!jdk.get(i).equals(ours.get(i))) {
+                fail(name + ", line " + i + ":\n  JDK:     " + jdk.get(i) + "\n  uring4j: " + ours.get(i));
+            }
+        }
+        assertEquals(jdk.size(), ours.size(), name + ": transcripts of different lengths");
+    }
+
+    /** What is at {@code p} now: nothing, a link, a directory, or a file and a digest of its bytes. */
+    static String state(Path p) throws IOException {
+        if (!Files.exists(p, LinkOption.NOFOLLOW_LINKS)) {
+            return "absent";
+        }
+        if (Files.isSymbolicLink(p)) {
+            return "link";
+        }
+        if (Files.isDirectory(p)) {
+            return "directory";
+        }
+        if (!Files.isRegularFile(p)) {
+            return "other";
+        }
+        byte[] b = Files.readAllBytes(p);
+        CRC32C crc = new CRC32C();
+        crc.update(b);
+        return "file[" + b.length + " " + Long.toHexString(crc.getValue()) + " "
+                + HexFormat.of().formatHex(b, 0, Math.min(8, b.length)) + " "
+                + java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(p)) + "]";
+    }
+
+    // =========================================================================================== open options
+
+    /** What is at the path opened. */
+    enum Target {
+        MISSING, FILE, LINK, DANGLING_LINK, DIRECTORY;
+
+        Path make(Path d) throws IOException {
+            Path p = d.resolve("p");
+            switch (this) {
+                case MISSING -> {
+                }
+                case FILE -> Files.write(p, pattern(20, 1));
+                case LINK -> {
+                    Files.write(d.resolve("target"), pattern(20, 2));
+                    Files.createSymbolicLink(p, d.resolve("target"));
+                }
+                case DANGLING_LINK -> Files.createSymbolicLink(p, d.resolve("target"));
+                case DIRECTORY -> Files.createDirectory(p);
+            }
+            return p;
+        }
+    }
+
+    private static final List<OpenOption> BASIC = List.of(READ, WRITE, APPEND, CREATE, CREATE_NEW,
+            TRUNCATE_EXISTING, LinkOption.NOFOLLOW_LINKS);
+    private static final List<OpenOption> EXTRA = java.util.Arrays.asList(null, DELETE_ON_CLOSE, SYNC, DSYNC);
+
+    /** Every combination of the basic options, each alone and with one of DELETE_ON_CLOSE, SYNC or DSYNC. */
+    static List<Set<OpenOption>> optionSets() {
+        List<Set<OpenOption>> all = new ArrayList<>();
+        for (int mask = 0; mask < 1 << BASIC.size(); mask++) {
+            for (OpenOption extra : EXTRA) {
+                Set<OpenOption> s = new LinkedHashSet<>();
+                for (int i = 0; i < BASIC.size(); i++) {
+                    if ((mask & 1 << i) != 0) {
+                        s.add(BASIC.get(i));
+                    }
+                }
+                if (extra != null) {
+                    s.add(extra);
+                }
+                all.add(s);
+            }
+        }
+        return all;
+    }
+
+    @ParameterizedTest
+    @EnumSource(Target.class)
+    void everyOpenOptionCombinationAgreesForFileChannel(Target target) throws Exception {
+        agree("open-" + target, (kind, d, out) -> {
+            int i = 0;
+            for (Set<OpenOption> o : optionSets()) {
+                Path c = Files.createDirectory(d.resolve(String.valueOf(i++)));
+                Path p = target.make(c);
+                StringBuilder line = new StringBuilder(o.toString()).append(": ");
+                FileChannel[] ch = new FileChannel[1];
+                line.append(outcome(() -> ch[0] = kind.open(p, o)));
+                if (ch[0] != null) {
+                    try (FileChannel f = ch[0]) {
+                        line.append(" position ").append(outcome(f::position));
+                        line.append(" size ").append(outcome(f::size));
+                        line.append(" read ").append(outcome(() -> f.read(ByteBuffer.allocate(4))));
+                        line.append(" write ").append(outcome(() -> f.write(ByteBuffer.wrap(pattern(2, 3)))));
+                        line.append(" position ").append(outcome(f::position));
+                    }
+                }
+                line.append(" then ").append(state(p)).append(" / ").append(state(c.resolve("target")));
+                out.add(line.toString());
+            }
+        });
+    }
+
+    @ParameterizedTest
+    @EnumSource(Target.class)
+    void everyOpenOptionCombinationAgreesForAsynchronousFileChannel(Target target) throws Exception {
+        agree("async-open-" + target, (kind, d, out) -> {
+            int i = 0;
+            for (Set<OpenOption> o : optionSets()) {
+                Path c = Files.createDirectory(d.resolve(String.valueOf(i++)));
+                Path p = target.make(c);
+                StringBuilder line = new StringBuilder(o.toString()).append(": ");
+                AsynchronousFileChannel[] ch = new AsynchronousFileChannel[1];
+                line.append(outcome(() -> ch[0] = kind.openAsync(p, o, null)));
+                if (ch[0] != null) {
+                    try (AsynchronousFileChannel f = ch[0]) {
+                        line.append(" size ").append(outcome(f::size));
+                        line.append(" read ").append(outcome(() -> get(f.read(ByteBuffer.allocate(4), 0))));
+                        line.append(" write ").append(outcome(() -> get(f.write(ByteBuffer.wrap(pattern(2, 3)),
+                                30))));
+                    }
+                }
+                line.append(" then ").append(state(p)).append(" / ").append(state(c.resolve("target")));
+                out.add(line.toString());
+            }
+        });
+    }
+
+    static Object get(Future<?> f) throws Exception {
+        try {
+            return f.get(Conform.WAIT_SECONDS, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw e.getCause() instanceof Exception x ? x : e;
+        }
+    }
+
+    // ============================================================================== arguments against modes
+
+    /** How the channel an action runs on was opened. */
+    enum Mode {
+        READ_ONLY(Set.of(READ)), WRITE_ONLY(Set.of(WRITE)), READ_WRITE(Set.of(READ, WRITE)),
+        APPENDING(Set.of(WRITE, APPEND)), CLOSED(Set.of(READ, WRITE)), DIRECT(Set.of(READ, WRITE, Conform.DIRECT));
+
+        final Set<OpenOption> options;
+
+        Mode(Set<OpenOption> options) {
+            this.options = options;
+        }
+    }
+
+    /** An action on a channel, by name. */
+    record Act(String name, ChannelAction action) {
+    }
+
+    @FunctionalInterface
+    interface ChannelAction {
+        Object run(FileChannel ch) throws Throwable;
+    }
+
+    static List<Act> actions() {
+        ByteBuffer[] none = null;
+        List<Act> a = new ArrayList<>();
+        a.add(new Act("read(null)", ch -> ch.read((ByteBuffer) null)));
+        a.add(new Act("read(empty)", ch -> ch.read(ByteBuffer.allocate(0))));
+        a.add(new Act("read(read-only)", ch -> ch.read(ByteBuffer.allocate(5).asReadOnlyBuffer())));
+        a.add(new Act("read(read-only empty)", ch -> ch.read(ByteBuffer.allocate(0).asReadOnlyBuffer())));
+        a.add(new Act("read(heap 10)", ch -> ch.read(ByteBuffer.allocate(10))));
+        a.add(new Act("read(direct 4096)", ch -> ch.read(ByteBuffer.allocateDirect(4096))));
+        a.add(new Act("read(aligned 4096)", ch -> ch.read(aligned(4096))));
+        a.add(new Act("read(bb, -1)", ch -> ch.read(ByteBuffer.allocate(10), -1)));
+        a.add(new Act("read(null, -1)", ch -> ch.read(null, -1)));
+        a.add(new Act("read(bb, 0)", ch -> ch.read(ByteBuffer.allocate(10), 0)));
+        a.add(new Act("read(bb, size)", ch -> ch.read(ByteBuffer.allocate(10), 100)));
+        a.add(new Act("read(bb, past)", ch -> ch.read(ByteBuffer.allocate(10), 1000)));
+        a.add(new Act("read(empty, past)", ch -> ch.read(ByteBuffer.allocate(0), 1000)));
+        a.add(new Act("read(aligned, 4096)", ch -> ch.read(aligned(4096), 4096)));
+        a.add(new Act("read(bbs null)", ch -> ch.read(none)));
+        a.add(new Act("read(bbs with null)", ch -> ch.read(new ByteBuffer[] {ByteBuffer.allocate(1), null})));
+        a.add(new Act("read(bbs, -1, 1)", ch -> ch.read(new ByteBuffer[2], -1, 1)));
+        a.add(new Act("read(bbs, 0, 3)", ch -> ch.read(new ByteBuffer[2], 0, 3)));
+        a.add(new Act("read(bbs, 2, 0)", ch -> ch.read(new ByteBuffer[2], 2, 0)));
+        a.add(new Act("read(bbs)", ch -> ch.read(new ByteBuffer[] {ByteBuffer.allocate(3), ByteBuffer.allocate(4)})));
+        a.add(new Act("write(null)", ch -> ch.write((ByteBuffer) null)));
+        a.add(new Act("write(empty)", ch -> ch.write(ByteBuffer.allocate(0))));
+        a.add(new Act("write(read-only 5)", ch -> ch.write(ByteBuffer.wrap(pattern(5, 4)).asReadOnlyBuffer())));
+        a.add(new Act("write(direct 5)", ch -> ch.write(ByteBuffer.allocateDirect(5).put(pattern(5, 5)).flip())));
+        a.add(new Act("write(aligned 4096)", ch -> ch.write(aligned(4096))));
+        a.add(new Act("write(bb, -1)", ch -> ch.write(ByteBuffer.allocate(5), -1)));
+        a.add(new Act("write(bb, 0)", ch -> ch.write(ByteBuffer.wrap(pattern(5, 6)), 0)));
+        a.add(new Act("write(bb, past)", ch -> ch.write(ByteBuffer.wrap(pattern(5, 7)), 1000)));
+        a.add(new Act("write(aligned, 8192)", ch -> ch.write(aligned(4096), 8192)));
+        a.add(new Act("write(bbs with null)", ch -> ch.write(new ByteBuffer[] {null})));
+        a.add(new Act("write(bbs, 1, 2)", ch -> ch.write(new ByteBuffer[2], 1, 2)));
+        a.add(new Act("write(bbs)", ch -> ch.write(new ByteBuffer[] {ByteBuffer.wrap(pattern(3, 8)),
+            ByteBuffer.wrap(pattern(4, 9))})));
+        a.add(new Act("position()", FileChannel::position));
+        a.add(new Act("position(-1)", ch -> ch.position(-1)));
+        a.add(new Act("position(past)", ch -> ch.position(1000).position()));
+        a.add(new Act("size()", FileChannel::size));
+        a.add(new Act("truncate(-1)", ch -> ch.truncate(-1)));
+        a.add(new Act("truncate(0)", ch -> ch.truncate(0)));
+        a.add(new Act("truncate(50)", ch -> ch.truncate(50)));
+        a.add(new Act("truncate(past)", ch -> ch.truncate(1000)));
+        a.add(new Act("force(true)", ch -> {
+            ch.force(true);
+            return null;
+        }));
+        a.add(new Act("force(false)", ch -> {
+            ch.force(false);
+            return null;
+        }));
+        a.add(new Act("transferTo(-1)", ch -> ch.transferTo(-1, 1, sink())));
+        a.add(new Act("transferTo(count -1)", ch -> ch.transferTo(0, -1, sink())));
+        a.add(new Act("transferTo(past)", ch -> ch.transferTo(1000, 1, sink())));
+        a.add(new Act("transferTo(0, 1000)", ch -> ch.transferTo(0, 1000, sink())));
+        a.add(new Act("transferTo(null)", ch -> ch.transferTo(0, 10, null)));
+        a.add(new Act("transferFrom(-1)", ch -> ch.transferFrom(source(), -1, 1)));
+        a.add(new Act("transferFrom(count -1)", ch -> ch.transferFrom(source(), 0, -1)));
+        a.add(new Act("transferFrom(past)", ch -> ch.transferFrom(source(), 1000, 5)));
+        a.add(new Act("transferFrom(0, 8192)", ch -> ch.transferFrom(source(), 0, 8192)));
+        a.add(new Act("transferFrom(null)", ch -> ch.transferFrom(null, 0, 1)));
+        a.add(new Act("map(ro)", ch -> ch.map(MapMode.READ_ONLY, 0, 10)));
+        a.add(new Act("map(rw)", ch -> ch.map(MapMode.READ_WRITE, 0, 10)));
+        a.add(new Act("map(private)", ch -> ch.map(MapMode.PRIVATE, 0, 10)));
+        a.add(new Act("map(null)", ch -> ch.map(null, 0, 10)));
+        a.add(new Act("map(ro, -1)", ch -> ch.map(MapMode.READ_ONLY, -1, 10)));
+        a.add(new Act("map(ro, size -1)", ch -> ch.map(MapMode.READ_ONLY, 0, -1)));
+        a.add(new Act("map(ro, 2 GiB)", ch -> ch.map(MapMode.READ_ONLY, 0, 1L << 31)));
+        a.add(new Act("map(ro, overflow)", ch -> ch.map(MapMode.READ_ONLY, Long.MAX_VALUE, 10)));
+        a.add(new Act("map(ro, past)", ch -> ch.map(MapMode.READ_ONLY, 0, 1000)));
+        a.add(new Act("map(rw, past)", ch -> ch.map(MapMode.READ_WRITE, 0, 1000)));
+        a.add(new Act("map(ro, arena)", ch -> {
+            try (Arena arena = Arena.ofConfined()) {
+                return Conform.describe(ch.map(MapMode.READ_ONLY, 0, 10, arena));
+            }
+        }));
+        a.add(new Act("map(rw, arena past)", ch -> {
+            try (Arena arena = Arena.ofConfined()) {
+                return Conform.describe(ch.map(MapMode.READ_WRITE, 50, 1000, arena));
+            }
+        }));
+        a.add(new Act("map(ro, closed arena)", ch -> {
+            Arena arena = Arena.ofConfined();
+            arena.close();
+            return ch.map(MapMode.READ_ONLY, 0, 10, arena);
+        }));
+        a.add(new Act("map(ro, null arena)", ch -> ch.map(MapMode.READ_ONLY, 0, 10, null)));
+        a.add(new Act("lock()", FileChannel::lock));
+        a.add(new Act("lock(shared)", ch -> ch.lock(0, 10, true)));
+        a.add(new Act("lock(-1)", ch -> ch.lock(-1, 10, true)));
+        a.add(new Act("lock(size -1)", ch -> ch.lock(0, -1, false)));
+        a.add(new Act("lock(overflow)", ch -> ch.lock(Long.MAX_VALUE, 10, false)));
+        a.add(new Act("lock(twice)", ch -> {
+            ch.lock(0, 10, true);
+            return ch.lock(5, 10, true);
+        }));
+        a.add(new Act("tryLock()", FileChannel::tryLock));
+        a.add(new Act("tryLock(0, 0, shared)", ch -> ch.tryLock(0, 0, true)));
+        a.add(new Act("tryLock(5, 0)", ch -> ch.tryLock(5, 0, false)));
+        a.add(new Act("tryLock(shared)", ch -> ch.tryLock(0, 10, true)));
+        return a;
+    }
+
+    static ByteBuffer aligned(int n) {
+        return ByteBuffer.allocateDirect(2 * n).alignedSlice(4096).limit(n);
+    }
+
+    static java.nio.channels.WritableByteChannel sink() {
+        return Channels.newChannel(new ByteArrayOutputStream());
+    }
+
+    static java.nio.channels.ReadableByteChannel source() {
+        return Channels.newChannel(new ByteArrayInputStream(pattern(100, 10)));
+    }
+
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    void everyArgumentEdgeAgreesForFileChannel(Mode mode) throws Exception {
+        agree("edges-" + mode, (kind, d, out) -> {
+            int i = 0;
+            for (Act act : actions()) {
+                Path p = d.resolve(String.valueOf(i++));
+                Files.write(p, pattern(mode == Mode.DIRECT ? 8192 : 100, 11));
+                String line;
+                FileChannel ch = kind.open(p, mode.options);
+                try {
+                    if (mode != Mode.APPENDING) {
+                        ch.position(mode == Mode.DIRECT ? 4096 : 10);
+                    }
+                    if (mode == Mode.CLOSED) {
+                        ch.close();
+                    }
+                    line = act.name() + ": " + outcome(() -> act.action().run(ch));
+                    if (ch.isOpen()) {
+                        line += " position " + outcome(ch::position) + " size " + outcome(ch::size);
+                    } else {
+                        line += " closed";
+                    }
+                } finally {
+                    ch.close();
+                }
+                out.add(line + " then " + state(p));
+            }
+        });
+    }
+
+    // ============================================================================================ interrupt
+
+    /** Which operations notice an interrupted caller, what they throw, and whether the channel survives. */
+    @Test
+    void everyOperationAgreesOnAnInterruptedCaller() throws Exception {
+        agree("interrupt", (kind, d, out) -> {
+            Path p = d.resolve("f");
+            Files.write(p, pattern(100, 12));
+            for (boolean virtual : new boolean[] {false, true}) {
+                int n;
+                try (FileChannel probe = FileChannel.open(p)) {
+                    n = FileChannelContract.everyOperation(probe).size();
+                }
+                for (int i = 0; i < n; i++) {
+                    int op = i;
+                    FileChannel ch = kind.open(p, READ, WRITE);
+                    try {
+                        CompletableFuture<String> got = new CompletableFuture<>();
+                        (virtual ? Thread.ofVirtual() : Thread.ofPlatform()).start(() -> {
+                            Thread.currentThread().interrupt();
+                            String o = outcome(FileChannelContract.everyOperation(ch).get(op));
+                            got.complete(o + " interrupted=" + Thread.currentThread().isInterrupted());
+                        });
+                        out.add((virtual ? "virtual " : "platform ") + op + ": " + Conform.await(got) + " open="
+                                + ch.isOpen());
+                    } finally {
+                        ch.close();
+                    }
+                }
+            }
+            out.add("then " + state(p));
+        });
+    }
+
+    // ========================================================================================== transfers
+
+    /**
+     * Transfers of a channel to itself, overlapping or not, forwards and backwards: the counts, positions and sizes
+     * agree, and so do the bytes where the ranges do not overlap. Where they overlap the javadoc says nothing and the
+     * JDK copies in pieces, smearing its own output forwards (a range moved up by one byte comes out as its first
+     * byte repeated): no other channel needs to repeat that, so those bytes are not compared.
+     */
+    @Test
+    void transfersOfAChannelToItselfAgree() throws Exception {
+        agree("self", (kind, d, out) -> {
+            long[][] cases = {{0, 50, 10}, {10, 50, 0}, {0, 100_000, 1}, {1, 100_000, 0}, {0, 200_000, 50_000},
+                {150_000, 100_000, 0}, {0, 10, 300_000}, {0, 50_000, 100_000}, {100_000, 50_000, 0}};
+            int i = 0;
+            for (long[] c : cases) {
+                for (boolean to : new boolean[] {true, false}) {
+                    Path p = d.resolve(String.valueOf(i++));
+                    Files.write(p, pattern(200_000, 13));
+                    try (FileChannel ch = kind.open(p, READ, WRITE)) {
+                        ch.position(c[2]);
+                        long[] n = new long[1];
+                        String o = outcome(() -> n[0] = to ? ch.transferTo(c[0], c[1], ch)
+                                : ch.transferFrom(ch, c[0], c[1]));
+                        // transferTo reads at c[0] and writes at the position; transferFrom the other way round.
+                        long from = to ? c[0] : c[2];
+                        long at = to ? c[2] : c[0];
+                        boolean overlap = n[0] > 0 && from < at + n[0] && at < from + n[0];
+                        out.add((to ? "transferTo" : "transferFrom") + java.util.Arrays.toString(c) + ": " + o
+                                + " position " + ch.position() + " size " + ch.size() + " then "
+                                + (overlap ? "overlapping, bytes unspecified" : state(p)));
+                    }
+                }
+            }
+        });
+    }
+
+    // ================================================================================= asynchronous channel
+
+    /** An action on an asynchronous channel; what returns a future is waited for. */
+    @FunctionalInterface
+    interface AsyncAction {
+        Object run(AsynchronousFileChannel ch) throws Throwable;
+    }
+
+    record AsyncAct(String name, AsyncAction action) {
+    }
+
+    static List<AsyncAct> asyncActions() {
+        List<AsyncAct> a = new ArrayList<>();
+        a.add(new AsyncAct("read(null)", ch -> ch.read(null, 0)));
+        a.add(new AsyncAct("read(-1)", ch -> ch.read(ByteBuffer.allocate(5), -1)));
+        a.add(new AsyncAct("read(read-only)", ch -> ch.read(ByteBuffer.allocate(5).asReadOnlyBuffer(), 0)));
+        a.add(new AsyncAct("read(0)", ch -> get(ch.read(ByteBuffer.allocate(5), 0))));
+        a.add(new AsyncAct("read(empty)", ch -> get(ch.read(ByteBuffer.allocate(0), 0))));
+        a.add(new AsyncAct("read(size)", ch -> get(ch.read(ByteBuffer.allocate(5), 100))));
+        a.add(new AsyncAct("read(past)", ch -> get(ch.read(ByteBuffer.allocateDirect(5), 1000))));
+        a.add(new AsyncAct("write(null)", ch -> ch.write(null, 0)));
+        a.add(new AsyncAct("write(-1)", ch -> ch.write(ByteBuffer.allocate(5), -1)));
+        a.add(new AsyncAct("write(0)", ch -> get(ch.write(ByteBuffer.wrap(pattern(5, 14)), 0))));
+        a.add(new AsyncAct("write(past)", ch -> get(ch.write(ByteBuffer.wrap(pattern(5, 15)).asReadOnlyBuffer(),
+                1000))));
+        a.add(new AsyncAct("write(empty)", ch -> get(ch.write(ByteBuffer.allocate(0), 0))));
+        a.add(new AsyncAct("size()", AsynchronousFileChannel::size));
+        a.add(new AsyncAct("truncate(-1)", ch -> ch.truncate(-1)));
+        a.add(new AsyncAct("truncate(50)", ch -> ch.truncate(50).size()));
+        a.add(new AsyncAct("truncate(past)", ch -> ch.truncate(1000).size()));
+        a.add(new AsyncAct("force(true)", ch -> {
+            ch.force(true);
+            return null;
+        }));
+        a.add(new AsyncAct("lock()", ch -> get(ch.lock())));
+        a.add(new AsyncAct("lock(shared)", ch -> get(ch.lock(0, 10, true))));
+        a.add(new AsyncAct("lock(-1)", ch -> ch.lock(-1, 10, true)));
+        a.add(new AsyncAct("lock(overflow)", ch -> ch.lock(Long.MAX_VALUE, 10, false)));
+        a.add(new AsyncAct("lock(twice)", ch -> {
+            get(ch.lock(0, 10, true));
+            return get(ch.lock(5, 10, true));
+        }));
+        a.add(new AsyncAct("tryLock()", AsynchronousFileChannel::tryLock));
+        a.add(new AsyncAct("tryLock(shared)", ch -> ch.tryLock(0, 10, true)));
+        a.add(new AsyncAct("tryLock(5, 0)", ch -> ch.tryLock(5, 0, false)));
+        return a;
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Mode.class, names = {"READ_ONLY", "WRITE_ONLY", "READ_WRITE", "CLOSED"})
+    void everyArgumentEdgeAgreesForAsynchronousFileChannel(Mode mode) throws Exception {
+        agree("async-edges-" + mode, (kind, d, out) -> {
+            int i = 0;
+            for (AsyncAct act : asyncActions()) {
+                Path p = d.resolve(String.valueOf(i++));
+                Files.write(p, pattern(100, 16));
+                String line;
+                AsynchronousFileChannel ch = kind.openAsync(p, mode.options, null);
+                try {
+                    if (mode == Mode.CLOSED) {
+                        ch.close();
+                    }
+                    line = act.name() + ": " + outcome(() -> act.action().run(ch));
+                    line += ch.isOpen() ? " size " + outcome(ch::size) : " closed";
+                } finally {
+                    ch.close();
+                }
+                out.add(line + " then " + state(p));
+            }
+        });
+    }
+}

@@ -1,0 +1,1840 @@
+package io.github.uring4j.nio;
+
+import static io.github.uring4j.nio.Conform.await;
+import static io.github.uring4j.nio.Conform.join;
+import static io.github.uring4j.nio.Conform.pattern;
+import static java.nio.file.StandardOpenOption.APPEND;
+import static java.nio.file.StandardOpenOption.CREATE;
+import static java.nio.file.StandardOpenOption.CREATE_NEW;
+import static java.nio.file.StandardOpenOption.DELETE_ON_CLOSE;
+import static java.nio.file.StandardOpenOption.DSYNC;
+import static java.nio.file.StandardOpenOption.READ;
+import static java.nio.file.StandardOpenOption.SPARSE;
+import static java.nio.file.StandardOpenOption.SYNC;
+import static java.nio.file.StandardOpenOption.TRUNCATE_EXISTING;
+import static java.nio.file.StandardOpenOption.WRITE;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.MappedByteBuffer;
+import java.nio.ReadOnlyBufferException;
+import java.nio.channels.AsynchronousCloseException;
+import java.nio.channels.Channels;
+import java.nio.channels.ClosedByInterruptException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileChannel.MapMode;
+import java.nio.channels.FileLock;
+import java.nio.channels.NonReadableChannelException;
+import java.nio.channels.NonWritableChannelException;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.channels.Pipe;
+import java.nio.channels.ReadableByteChannel;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.channels.WritableByteChannel;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.OpenOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.zip.CRC32C;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * What the JDK documents for {@link FileChannel}, as tests that any channel with its contract must pass.
+ * {@link JdkFileChannelTest} runs them on the JDK's channel (the reference: where it does something the
+ * documentation leaves open, these tests say what it does and expect that) and {@link UringFileChannelTest} on
+ * uring4j's. Numbers in names are the project's reliability cases.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+abstract class FileChannelContract {
+    @TempDir
+    Path dir;
+
+    /** Where the channels under test come from. */
+    abstract Kind kind();
+
+    FileChannel open(Path p, OpenOption... o) throws IOException {
+        return kind().open(p, o);
+    }
+
+    FileChannel open(Path p, Set<? extends OpenOption> o, FileAttribute<?>... a) throws IOException {
+        return kind().open(p, o, a);
+    }
+
+    Path file(String name, byte[] content) throws IOException {
+        Path p = dir.resolve(name);
+        Files.write(p, content);
+        return p;
+    }
+
+    static byte[] read(FileChannel ch, long position, int n) throws IOException {
+        ByteBuffer b = ByteBuffer.allocate(n);
+        while (b.hasRemaining()) {
+            if (ch.read(b, position + b.position()) < 0) {
+                break;
+            }
+        }
+        return Arrays.copyOf(b.array(), b.position());
+    }
+
+    static byte[] range(byte[] b, int from, int n) {
+        return Arrays.copyOfRange(b, from, from + n);
+    }
+
+    @AfterEach
+    void nothingLeftOpen() throws IOException {
+        assertEquals(List.of(), Conform.fdsUnder(dir), "descriptors left open under the test's directory");
+    }
+
+    // ============================================================================================ opening
+
+    @Test
+    void noOptionsOpensForReadingOnly() throws Exception {
+        Path p = file("f", pattern(100, 1));
+        try (FileChannel ch = open(p)) {
+            assertEquals(100, ch.read(ByteBuffer.allocate(200)));
+            assertThrows(NonWritableChannelException.class, () -> ch.write(ByteBuffer.allocate(1)));
+        }
+        try (FileChannel ch = open(p, Set.of())) {
+            assertEquals(100, ch.size());
+            assertThrows(NonWritableChannelException.class, () -> ch.write(ByteBuffer.allocate(1), 0));
+        }
+    }
+
+    @Test
+    void missingFileIsNoSuchFileNamingThePath() {
+        Path p = dir.resolve("missing");
+        NoSuchFileException e = assertThrows(NoSuchFileException.class, () -> open(p, READ));
+        assertEquals(p.toString(), e.getFile());
+        assertThrows(NoSuchFileException.class, () -> open(p, WRITE));
+        assertThrows(NoSuchFileException.class, () -> open(dir.resolve("no/such/parent"), WRITE, CREATE));
+        assertFalse(Files.exists(p));
+    }
+
+    /** CREATE is ignored unless the channel is opened for writing (the JDK's javadoc of StandardOpenOption). */
+    @Test
+    void createWithoutWriteDoesNotCreate() {
+        Path p = dir.resolve("missing");
+        assertThrows(NoSuchFileException.class, () -> open(p, READ, CREATE));
+        assertThrows(NoSuchFileException.class, () -> open(p, READ, CREATE_NEW));
+        assertFalse(Files.exists(p));
+    }
+
+    @Test
+    void createMakesAMissingFileAndKeepsAnExistingOne() throws Exception {
+        Path p = dir.resolve("new");
+        try (FileChannel ch = open(p, WRITE, CREATE)) {
+            assertEquals(0, ch.size());
+            ch.write(ByteBuffer.wrap(pattern(10, 2)));
+        }
+        try (FileChannel ch = open(p, WRITE, CREATE)) {
+            assertEquals(10, ch.size());
+            assertEquals(0, ch.position());
+        }
+        assertArrayEquals(pattern(10, 2), Files.readAllBytes(p));
+    }
+
+    @Test
+    void createNewFailsOnAnExistingFileOrLink() throws Exception {
+        Path p = file("f", pattern(10, 3));
+        FileAlreadyExistsException e = assertThrows(FileAlreadyExistsException.class,
+                () -> open(p, WRITE, CREATE_NEW));
+        assertEquals(p.toString(), e.getFile());
+        assertThrows(FileAlreadyExistsException.class, () -> open(p, WRITE, CREATE, CREATE_NEW));
+        Path dangling = Files.createSymbolicLink(dir.resolve("dangling"), dir.resolve("nowhere"));
+        assertThrows(FileAlreadyExistsException.class, () -> open(dangling, WRITE, CREATE_NEW));
+        assertFalse(Files.exists(dir.resolve("nowhere")));
+        assertArrayEquals(pattern(10, 3), Files.readAllBytes(p));
+        try (FileChannel ch = open(dir.resolve("fresh"), WRITE, CREATE_NEW, SPARSE)) {
+            assertEquals(0, ch.size());
+        }
+    }
+
+    @Test
+    void truncateExistingEmptiesOnlyAFileOpenedForWriting() throws Exception {
+        Path p = file("f", pattern(100, 4));
+        try (FileChannel ch = open(p, READ, TRUNCATE_EXISTING)) {
+            assertEquals(100, ch.size());
+        }
+        try (FileChannel ch = open(p, WRITE, TRUNCATE_EXISTING)) {
+            assertEquals(0, ch.size());
+        }
+        assertEquals(0, Files.size(p));
+    }
+
+    @Test
+    void appendWithReadOrTruncateExistingIsRejected() throws Exception {
+        Path p = file("f", pattern(100, 5));
+        assertThrows(IllegalArgumentException.class, () -> open(p, READ, APPEND));
+        assertThrows(IllegalArgumentException.class, () -> open(p, READ, WRITE, APPEND));
+        assertThrows(IllegalArgumentException.class, () -> open(p, WRITE, APPEND, TRUNCATE_EXISTING));
+        assertEquals(100, Files.size(p));
+    }
+
+    @Test
+    void deleteOnCloseRemovesTheFileWhenTheChannelCloses() throws Exception {
+        Path p = file("f", pattern(100, 6));
+        FileChannel ch = open(p, READ, WRITE, DELETE_ON_CLOSE);
+        ch.write(ByteBuffer.wrap(pattern(10, 7)), 200);
+        assertEquals(210, ch.size());
+        ch.close();
+        assertFalse(Files.exists(p));
+        ch.close();
+    }
+
+    /**
+     * SYNC, DSYNC, APPEND and DIRECT become the kernel's open flags. (The JDK does not open files close-on-exec: it
+     * closes every descriptor in the child when it starts a process.)
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"SYNC", "DSYNC", "APPEND", "DIRECT", "NONE"})
+    void optionsReachTheKernelAsOpenFlags(String option) throws Exception {
+        Path p = file("f", new byte[8192]);
+        Set<OpenOption> o = new HashSet<>(Set.of(WRITE));
+        int want = switch (option) {
+            case "SYNC" -> {
+                o.add(SYNC);
+                yield 04010000;
+            }
+            case "DSYNC" -> {
+                o.add(DSYNC);
+                yield 010000;
+            }
+            case "APPEND" -> {
+                o.add(APPEND);
+                yield 02000;
+            }
+            case "DIRECT" -> {
+                o.add(Conform.DIRECT);
+                yield 040000;
+            }
+            default -> 0;
+        };
+        try (FileChannel ch = open(p, o)) {
+            Set<Integer> fds = Conform.fdsOf(p);
+            assertEquals(1, fds.size(), "descriptors of the file while one channel is open: " + fds);
+            int flags = Conform.openFlags(fds.iterator().next());
+            assertEquals(want, flags & want, "flags " + Integer.toOctalString(flags));
+            assertEquals(01, flags & 03, "O_WRONLY in " + Integer.toOctalString(flags));
+            if (!option.equals("DIRECT")) {
+                ch.write(ByteBuffer.wrap(pattern(10, 8)));
+                ch.force(false);
+            }
+        }
+        assertEquals(Set.of(), Conform.fdsOf(p));
+    }
+
+    /** The JDK throws a plain IOException here, not a FileSystemException: what ELOOP becomes with NOFOLLOW. */
+    @Test
+    void noFollowLinksRefusesASymbolicLinkAndOpensAFile() throws Exception {
+        Path target = file("target", pattern(10, 9));
+        Path link = Files.createSymbolicLink(dir.resolve("link"), target);
+        IOException e = assertThrows(IOException.class, () -> open(link, READ, LinkOption.NOFOLLOW_LINKS));
+        assertEquals(IOException.class, e.getClass());
+        try (FileChannel ch = open(target, READ, LinkOption.NOFOLLOW_LINKS)) {
+            assertEquals(10, ch.size());
+        }
+        try (FileChannel ch = open(link, READ)) {
+            assertEquals(10, ch.size());
+        }
+    }
+
+    @Test
+    void posixPermissionsApplyToANewFileOnly() throws Exception {
+        Set<PosixFilePermission> perms = PosixFilePermissions.fromString("rw-r-----");
+        FileAttribute<Set<PosixFilePermission>> attr = PosixFilePermissions.asFileAttribute(perms);
+        Path ours = dir.resolve("ours");
+        Path jdks = dir.resolve("jdks");
+        open(ours, Set.of(WRITE, CREATE_NEW), attr).close();
+        FileChannel.open(jdks, Set.of(WRITE, CREATE_NEW), attr).close();
+        assertEquals(Files.getPosixFilePermissions(jdks), Files.getPosixFilePermissions(ours));
+        assertTrue(perms.containsAll(Files.getPosixFilePermissions(ours)), "umask only takes away");
+        Path existing = file("existing", new byte[1]);
+        Files.setPosixFilePermissions(existing, PosixFilePermissions.fromString("rw-rw-rw-"));
+        open(existing, Set.of(WRITE, CREATE), attr).close();
+        assertEquals(PosixFilePermissions.fromString("rw-rw-rw-"), Files.getPosixFilePermissions(existing));
+    }
+
+    @Test
+    void unsupportedAttributeOrOptionIsRejectedBeforeCreating() {
+        Path p = dir.resolve("never");
+        FileAttribute<String> acl = new FileAttribute<>() {
+            @Override
+            public String name() {
+                return "acl:acl";
+            }
+
+            @Override
+            public String value() {
+                return "none";
+            }
+        };
+        assertThrows(UnsupportedOperationException.class, () -> open(p, Set.of(WRITE, CREATE), acl));
+        OpenOption custom = new OpenOption() {
+        };
+        assertThrows(UnsupportedOperationException.class, () -> open(p, WRITE, CREATE, custom));
+        assertFalse(Files.exists(p));
+        assertThrows(NullPointerException.class, () -> open(null, READ));
+        assertThrows(NullPointerException.class, () -> open(p, (OpenOption) null));
+    }
+
+    /** FileChannel.open(Path, OpenOption...) collects the options into a set: a repeated option is harmless. */
+    @Test
+    void repeatedOptionsAreAccepted() throws Exception {
+        Path p = file("f", pattern(10, 10));
+        try (FileChannel ch = open(p, READ, READ, WRITE, WRITE)) {
+            assertEquals(10, ch.size());
+        }
+    }
+
+    /** Databases fsync a directory after creating a file in it: open it for reading, force, close. */
+    @Test
+    void directoryOpensForReadingAndForcesButDoesNotRead() throws Exception {
+        try (FileChannel ch = open(dir, READ)) {
+            ch.force(true);
+            ch.force(false);
+            IOException e = assertThrows(IOException.class, () -> ch.read(ByteBuffer.allocate(10)));
+            assertEquals(IOException.class, e.getClass(), "the JDK's class for EISDIR on read");
+        }
+        assertThrows(FileSystemException.class, () -> open(dir, WRITE));
+    }
+
+    /**
+     * Root ignores file modes, so when the tests run as root the opening happens in a second JVM without the
+     * capabilities that allow that (setpriv); otherwise here.
+     */
+    @Test
+    void accessDeniedIsAccessDeniedException() throws Exception {
+        Path unreadable = file("unreadable", pattern(10, 11));
+        Files.setPosixFilePermissions(unreadable, PosixFilePermissions.fromString("-w-------"));
+        Path readOnly = file("readonly", pattern(10, 12));
+        Files.setPosixFilePermissions(readOnly, PosixFilePermissions.fromString("r--r--r--"));
+        String denied = "! " + AccessDeniedException.class.getName();
+        if (!isRoot()) {
+            assertEquals(denied, Conform.outcomeOfStep(() -> open(unreadable, READ).close()));
+            assertEquals(denied, Conform.outcomeOfStep(() -> open(readOnly, WRITE).close()));
+            return;
+        }
+        Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/setpriv")),
+                "running as root and no setpriv to drop the capabilities that ignore file modes");
+        try (SecondProcess p = SecondProcess.start(List.of("/usr/bin/setpriv", "--inh-caps=-all",
+                "--bounding-set=-all", "--"))) {
+            assertEquals(denied, p.ask("open " + kind() + " SYNC " + unreadable + " READ"));
+            assertEquals(denied, p.ask("open " + kind() + " SYNC " + readOnly + " WRITE"));
+            assertEquals("= 10", p.ask("open " + kind() + " SYNC " + readOnly + " READ"));
+        }
+    }
+
+    static boolean isRoot() throws IOException {
+        for (String l : Files.readAllLines(Path.of("/proc/self/status"))) {
+            if (l.startsWith("Uid:")) {
+                return l.split("\\s+")[2].equals("0");
+            }
+        }
+        return false;
+    }
+
+    // ================================================================================ buffers, read and write
+
+    /** Every kind of buffer a caller may hand over, with {@code n} bytes remaining. */
+    enum BufferKind {
+        HEAP, HEAP_SLICE, DIRECT, DIRECT_ODD_ADDRESS, DUPLICATE, GLOBAL_SEGMENT, SHARED_SEGMENT, CONFINED_SEGMENT;
+
+        ByteBuffer make(int n, Arena shared, Arena confined) {
+            return switch (this) {
+                case HEAP -> ByteBuffer.allocate(n);
+                case HEAP_SLICE -> ByteBuffer.allocate(n + 20).position(7).limit(n + 7).slice();
+                case DIRECT -> ByteBuffer.allocateDirect(n);
+                case DIRECT_ODD_ADDRESS -> ByteBuffer.allocateDirect(n + 20).position(3).limit(n + 3).slice();
+                case DUPLICATE -> ByteBuffer.allocateDirect(n + 10).position(5).limit(n + 5).duplicate();
+                case GLOBAL_SEGMENT -> Arena.global().allocate(n).asByteBuffer();
+                case SHARED_SEGMENT -> shared.allocate(n).asByteBuffer();
+                case CONFINED_SEGMENT -> confined.allocate(n).asByteBuffer();
+            };
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(BufferKind.class)
+    void readAndWriteEveryKindOfBuffer(BufferKind kind) throws Exception {
+        byte[] data = pattern(10_000, 13);
+        Path p = dir.resolve("f");
+        try (Arena shared = Arena.ofShared(); Arena confined = Arena.ofConfined();
+                FileChannel ch = open(p, READ, WRITE, CREATE)) {
+            ByteBuffer src = kind.make(data.length, shared, confined);
+            int start = src.position();
+            src.put(data).position(start);
+            assertEquals(data.length, ch.write(src, 3));
+            assertEquals(start + data.length, src.position());
+            assertEquals(0, ch.position(), "a positional write leaves the position");
+            src.position(start);
+            ByteBuffer src2 = src.asReadOnlyBuffer();
+            ch.position(10_003);
+            assertEquals(data.length, ch.write(src2));
+            assertEquals(20_003, ch.position());
+
+            ByteBuffer dst = kind.make(data.length, shared, confined);
+            start = dst.position();
+            assertEquals(data.length, ch.read(dst, 3));
+            assertEquals(start + data.length, dst.position());
+            byte[] back = new byte[data.length];
+            dst.position(start).get(back);
+            assertArrayEquals(data, back);
+            dst.position(start);
+            ch.position(10_003);
+            assertEquals(data.length, ch.read(dst));
+            assertEquals(20_003, ch.position());
+            dst.position(start).get(back);
+            assertArrayEquals(data, back);
+        }
+        byte[] disk = Files.readAllBytes(p);
+        assertEquals(20_003, disk.length);
+        assertArrayEquals(new byte[3], range(disk, 0, 3));
+        assertArrayEquals(data, range(disk, 3, data.length));
+        assertArrayEquals(data, range(disk, 10_003, data.length));
+    }
+
+    @Test
+    void readIntoAReadOnlyBufferIsIllegalArgumentEvenWhenEmpty() throws Exception {
+        Path p = file("f", pattern(10, 14));
+        try (FileChannel ch = open(p, READ)) {
+            assertThrows(IllegalArgumentException.class, () -> ch.read(ByteBuffer.allocate(5).asReadOnlyBuffer()));
+            assertThrows(IllegalArgumentException.class, () -> ch.read(ByteBuffer.allocate(0).asReadOnlyBuffer()));
+            assertThrows(IllegalArgumentException.class,
+                    () -> ch.read(ByteBuffer.allocateDirect(5).asReadOnlyBuffer(), 0));
+            assertThrows(IllegalArgumentException.class,
+                    () -> ch.read(new ByteBuffer[] {ByteBuffer.allocate(5), ByteBuffer.allocate(5).asReadOnlyBuffer()}));
+            assertEquals(0, ch.position());
+        }
+    }
+
+    @Test
+    void readsAtAndPastEndOfFile() throws Exception {
+        byte[] data = pattern(1024, 15);
+        Path p = file("f", data);
+        try (FileChannel ch = open(p, READ)) {
+            ByteBuffer b = ByteBuffer.allocate(4096);
+            assertEquals(1024, ch.read(b), "case 1: what is there");
+            assertEquals(1024, ch.position());
+            assertEquals(-1, ch.read(b.clear()), "case 2: -1 at the end");
+            assertEquals(-1, ch.read(b.clear(), 1024));
+            assertEquals(-1, ch.read(b.clear(), 1_000_000));
+            assertEquals(-1, ch.read(new ByteBuffer[] {b.clear()}));
+            assertEquals(100, ch.read(b.clear(), 924));
+            assertArrayEquals(range(data, 924, 100), Arrays.copyOf(b.array(), 100));
+            // A buffer with no room reads nothing, even where there is nothing to read.
+            assertEquals(0, ch.read(ByteBuffer.allocate(0)));
+            assertEquals(0, ch.read(ByteBuffer.allocate(0), 1024));
+            assertEquals(0, ch.read(ByteBuffer.allocate(0), 1_000_000));
+            assertEquals(0, ch.read(new ByteBuffer[] {ByteBuffer.allocate(0)}));
+            ch.position(0);
+            assertEquals(0, ch.read(ByteBuffer.allocate(0)));
+            assertEquals(0, ch.position());
+        }
+    }
+
+    @Test
+    void positionBeyondSizeReadsEndAndWritesAfterAHoleOfZeros() throws Exception {
+        byte[] data = pattern(100, 16);
+        Path p = file("f", data);
+        try (FileChannel ch = open(p, READ, WRITE)) {
+            assertSame(ch, ch.position(10_000));
+            assertEquals(10_000, ch.position());
+            assertEquals(100, ch.size(), "moving the position does not grow the file");
+            assertEquals(-1, ch.read(ByteBuffer.allocate(10)));
+            assertEquals(10_000, ch.position());
+            assertEquals(5, ch.write(ByteBuffer.wrap(pattern(5, 17))));
+            assertEquals(10_005, ch.position());
+            assertEquals(10_005, ch.size());
+            assertEquals(3, ch.write(ByteBuffer.wrap(pattern(3, 18)), 20_000));
+            assertEquals(10_005, ch.position());
+            assertEquals(20_003, ch.size());
+            assertArrayEquals(new byte[9_900], read(ch, 100, 9_900));
+            assertArrayEquals(new byte[9_995], read(ch, 10_005, 9_995));
+            assertArrayEquals(pattern(3, 18), read(ch, 20_000, 10));
+        }
+    }
+
+    @Test
+    void positionalReadsAndWritesLeaveThePosition() throws Exception {
+        byte[] data = pattern(1000, 19);
+        Path p = file("f", data);
+        try (FileChannel ch = open(p, READ, WRITE)) {
+            ch.position(17);
+            ByteBuffer b = ByteBuffer.allocate(100);
+            assertEquals(100, ch.read(b, 500));
+            assertArrayEquals(range(data, 500, 100), b.array());
+            assertEquals(10, ch.write(ByteBuffer.wrap(pattern(10, 20)), 990));
+            assertEquals(17, ch.position());
+            assertEquals(1000, ch.size());
+        }
+    }
+
+    @Test
+    void negativePositionsAreIllegalArgumentsAndBadArrayRangesAreOutOfBounds() throws Exception {
+        Path p = file("f", pattern(100, 21));
+        try (FileChannel ch = open(p, READ, WRITE)) {
+            ByteBuffer b = ByteBuffer.allocate(10);
+            ByteBuffer[] two = {ByteBuffer.allocate(5), ByteBuffer.allocate(5)};
+            assertThrows(IllegalArgumentException.class, () -> ch.read(b, -1));
+            assertThrows(IllegalArgumentException.class, () -> ch.write(b, -1));
+            assertThrows(IllegalArgumentException.class, () -> ch.position(-1));
+            assertThrows(IllegalArgumentException.class, () -> ch.truncate(-1));
+            assertThrows(IllegalArgumentException.class, () -> ch.transferTo(-1, 1, Channels.newChannel(
+                    new ByteArrayOutputStream())));
+            assertThrows(IllegalArgumentException.class, () -> ch.transferTo(0, -1, Channels.newChannel(
+                    new ByteArrayOutputStream())));
+            assertThrows(IllegalArgumentException.class, () -> ch.transferFrom(Channels.newChannel(
+                    new ByteArrayInputStream(new byte[1])), -1, 1));
+            assertThrows(IllegalArgumentException.class, () -> ch.transferFrom(Channels.newChannel(
+                    new ByteArrayInputStream(new byte[1])), 0, -1));
+            assertThrows(IllegalArgumentException.class, () -> ch.map(MapMode.READ_ONLY, -1, 1));
+            assertThrows(IllegalArgumentException.class, () -> ch.map(MapMode.READ_ONLY, 0, -1));
+            assertThrows(IllegalArgumentException.class, () -> ch.lock(-1, 1, false));
+            assertThrows(IllegalArgumentException.class, () -> ch.tryLock(0, -1, false));
+            assertThrows(IllegalArgumentException.class, () -> ch.lock(Long.MAX_VALUE, 10, false));
+            for (int[] r : new int[][] {{-1, 1}, {0, -1}, {1, 2}, {3, 0}, {0, 3}}) {
+                assertThrows(IndexOutOfBoundsException.class, () -> ch.read(two, r[0], r[1]), Arrays.toString(r));
+                assertThrows(IndexOutOfBoundsException.class, () -> ch.write(two, r[0], r[1]), Arrays.toString(r));
+            }
+            assertEquals(0, ch.read(two, 2, 0), "an empty range at the end is in bounds");
+            assertEquals(0, ch.write(two, 0, 0));
+            assertEquals(0, ch.position());
+            assertEquals(100, ch.size());
+        }
+    }
+
+    @Test
+    void nullBuffersAreNullPointers() throws Exception {
+        Path p = file("f", pattern(100, 22));
+        try (FileChannel ch = open(p, READ, WRITE)) {
+            assertThrows(NullPointerException.class, () -> ch.read((ByteBuffer) null));
+            assertThrows(NullPointerException.class, () -> ch.read(null, 0));
+            assertThrows(NullPointerException.class, () -> ch.write((ByteBuffer) null));
+            assertThrows(NullPointerException.class, () -> ch.read(new ByteBuffer[] {ByteBuffer.allocate(1), null}));
+            assertThrows(NullPointerException.class, () -> ch.write(new ByteBuffer[] {null}));
+            assertThrows(NullPointerException.class, () -> ch.read((ByteBuffer[]) null));
+            assertThrows(NullPointerException.class, () -> ch.transferTo(0, 1, null));
+            assertThrows(NullPointerException.class, () -> ch.transferFrom(null, 0, 1));
+            assertThrows(NullPointerException.class, () -> ch.map(null, 0, 1));
+            assertEquals(100, ch.size());
+        }
+    }
+
+    @Test
+    void scatteringReadFillsTheChosenBuffersInOrder() throws Exception {
+        byte[] data = pattern(1000, 23);
+        Path p = file("f", data);
+        try (FileChannel ch = open(p, READ)) {
+            ByteBuffer skip = ByteBuffer.allocate(50);
+            ByteBuffer a = ByteBuffer.allocate(100);
+            ByteBuffer full = ByteBuffer.allocate(10).position(10);
+            ByteBuffer b = ByteBuffer.allocateDirect(200);
+            ByteBuffer c = ByteBuffer.allocate(300).position(100).limit(250);
+            ByteBuffer after = ByteBuffer.allocate(50);
+            ch.position(10);
+            assertEquals(450L, ch.read(new ByteBuffer[] {skip, a, full, b, c, after}, 1, 4));
+            assertEquals(460, ch.position());
+            assertEquals(0, skip.position());
+            assertEquals(0, after.position());
+            assertArrayEquals(range(data, 10, 100), a.array());
+            byte[] bb = new byte[200];
+            b.flip().get(bb);
+            assertArrayEquals(range(data, 110, 200), bb);
+            assertArrayEquals(range(data, 310, 150), Arrays.copyOfRange(c.array(), 100, 250));
+            // Past the end: what is left, then -1.
+            ByteBuffer big1 = ByteBuffer.allocate(400);
+            ByteBuffer big2 = ByteBuffer.allocate(400);
+            assertEquals(540L, ch.read(new ByteBuffer[] {big1, big2}));
+            assertEquals(400, big1.position());
+            assertEquals(140, big2.position());
+            assertEquals(-1L, ch.read(new ByteBuffer[] {big1.clear(), big2.clear()}));
+            assertEquals(-1L, ch.read(new ByteBuffer[] {big1.clear()}, 0, 1));
+            assertEquals(0L, ch.read(new ByteBuffer[] {ByteBuffer.allocate(0), full}));
+            assertEquals(0L, ch.read(new ByteBuffer[0]));
+        }
+    }
+
+    @Test
+    void gatheringWriteWritesTheChosenBuffersInOrder() throws Exception {
+        Path p = dir.resolve("f");
+        byte[] x = pattern(100, 24);
+        byte[] y = pattern(200, 25);
+        byte[] z = pattern(300, 26);
+        try (FileChannel ch = open(p, WRITE, CREATE)) {
+            ByteBuffer direct = ByteBuffer.allocateDirect(200).put(y).flip();
+            ByteBuffer[] srcs = {ByteBuffer.wrap(pattern(7, 27)), ByteBuffer.wrap(x).asReadOnlyBuffer(),
+                ByteBuffer.allocate(0), direct, ByteBuffer.wrap(z, 50, 200), ByteBuffer.wrap(pattern(7, 28))};
+            ch.position(5);
+            assertEquals(500L, ch.write(srcs, 1, 4));
+            assertEquals(505, ch.position());
+            assertEquals(0, srcs[0].position());
+            assertEquals(0, srcs[5].position());
+            assertFalse(srcs[1].hasRemaining() || srcs[3].hasRemaining() || srcs[4].hasRemaining());
+            assertEquals(0L, ch.write(srcs, 1, 4), "nothing left to write");
+            assertEquals(14L, ch.write(new ByteBuffer[] {srcs[0], srcs[5]}));
+        }
+        byte[] disk = Files.readAllBytes(p);
+        assertEquals(519, disk.length);
+        assertArrayEquals(x, range(disk, 5, 100));
+        assertArrayEquals(y, range(disk, 105, 200));
+        assertArrayEquals(range(z, 50, 200), range(disk, 305, 200));
+        assertArrayEquals(pattern(7, 27), range(disk, 505, 7));
+    }
+
+    /** A regular file's read or write is never short while there is data or room: the channel finishes it. */
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void largeReadsAndWritesAreWhole(boolean direct) throws Exception {
+        int n = 16 << 20;
+        byte[] data = pattern(n, 29);
+        Path p = dir.resolve("f");
+        try (FileChannel ch = open(p, READ, WRITE, CREATE)) {
+            ByteBuffer src = direct ? ByteBuffer.allocateDirect(n).put(data).flip() : ByteBuffer.wrap(data);
+            assertEquals(n, ch.write(src));
+            ByteBuffer dst = direct ? ByteBuffer.allocateDirect(n + 10) : ByteBuffer.allocate(n + 10);
+            assertEquals(n, ch.read(dst, 0));
+            byte[] back = new byte[n];
+            dst.flip().get(back);
+            assertArrayEquals(data, back);
+        }
+    }
+
+    @Test
+    void readingAChannelNotOpenForReadingIsNonReadable() throws Exception {
+        Path p = file("f", pattern(100, 30));
+        for (Set<OpenOption> o : List.of(Set.<OpenOption>of(WRITE), Set.<OpenOption>of(WRITE, APPEND))) {
+            try (FileChannel ch = open(p, o)) {
+                assertThrows(NonReadableChannelException.class, () -> ch.read(ByteBuffer.allocate(1)));
+                assertThrows(NonReadableChannelException.class, () -> ch.read(ByteBuffer.allocate(1), 0));
+                assertThrows(NonReadableChannelException.class, () -> ch.read(new ByteBuffer[] {
+                    ByteBuffer.allocate(1)}));
+                assertThrows(NonReadableChannelException.class, () -> ch.read(new ByteBuffer[] {
+                    ByteBuffer.allocate(1)}, 0, 1));
+                assertThrows(NonReadableChannelException.class, () -> ch.transferTo(0, 1, Channels.newChannel(
+                        new ByteArrayOutputStream())));
+            }
+        }
+    }
+
+    @Test
+    void writingAChannelNotOpenForWritingIsNonWritable() throws Exception {
+        Path p = file("f", pattern(100, 31));
+        try (FileChannel ch = open(p, READ)) {
+            assertThrows(NonWritableChannelException.class, () -> ch.write(ByteBuffer.allocate(1)));
+            assertThrows(NonWritableChannelException.class, () -> ch.write(ByteBuffer.allocate(1), 0));
+            assertThrows(NonWritableChannelException.class, () -> ch.write(new ByteBuffer[] {
+                ByteBuffer.allocate(1)}));
+            assertThrows(NonWritableChannelException.class, () -> ch.truncate(1));
+            assertThrows(NonWritableChannelException.class, () -> ch.transferFrom(Channels.newChannel(
+                    new ByteArrayInputStream(new byte[1])), 0, 1));
+        }
+        assertArrayEquals(pattern(100, 31), Files.readAllBytes(p));
+    }
+
+    // ====================================================================================== size, truncate
+
+    @Test
+    void truncateToLessShrinksAndClampsThePosition() throws Exception {
+        byte[] data = pattern(1000, 32);
+        Path p = file("f", data);
+        try (FileChannel ch = open(p, READ, WRITE)) {
+            ch.position(800);
+            assertSame(ch, ch.truncate(500));
+            assertEquals(500, ch.size());
+            assertEquals(500, ch.position(), "a position past the new size moves to it");
+            ch.position(100);
+            ch.truncate(300);
+            assertEquals(100, ch.position(), "a position within the new size stays");
+            ch.truncate(300);
+            assertEquals(300, ch.size());
+            ch.truncate(0);
+            assertEquals(0, ch.position());
+        }
+        assertEquals(0, Files.size(p));
+    }
+
+    /**
+     * A truncate to a size at or past the file's size leaves the file alone, yet the JDK still brings a position
+     * past the given size back to it.
+     */
+    @Test
+    void truncateToMoreLeavesTheFileButStillClampsThePosition() throws Exception {
+        byte[] data = pattern(1000, 33);
+        Path p = file("f", data);
+        try (FileChannel ch = open(p, READ, WRITE)) {
+            ch.position(50);
+            ch.truncate(5000);
+            assertEquals(1000, ch.size());
+            assertEquals(50, ch.position());
+            ch.position(9000);
+            ch.truncate(5000);
+            assertEquals(1000, ch.size());
+            assertEquals(5000, ch.position());
+        }
+        assertArrayEquals(data, Files.readAllBytes(p));
+    }
+
+    @Test
+    void sizeSeesWhatOtherChannelsWrite() throws Exception {
+        Path p = file("f", pattern(10, 34));
+        try (FileChannel ch = open(p, READ); FileChannel jdk = FileChannel.open(p, WRITE)) {
+            assertEquals(10, ch.size());
+            jdk.write(ByteBuffer.wrap(pattern(5, 35)), 1000);
+            assertEquals(1005, ch.size());
+            assertArrayEquals(pattern(5, 35), read(ch, 1000, 5));
+            jdk.truncate(3);
+            assertEquals(3, ch.size());
+        }
+    }
+
+    @Test
+    void forceWorksOnAnyOpenChannel() throws Exception {
+        Path p = file("f", pattern(10, 36));
+        try (FileChannel w = open(p, WRITE); FileChannel r = open(p, READ)) {
+            w.write(ByteBuffer.wrap(pattern(4096, 37)), 10);
+            w.force(true);
+            w.force(false);
+            r.force(true);
+            r.force(false);
+        }
+        assertEquals(4106, Files.size(p));
+    }
+
+    // ============================================================================================== append
+
+    /** In append mode position() is the size; setting it is allowed and has no visible effect. */
+    @Test
+    void appendWritesAtTheEndAndThePositionIsTheSize() throws Exception {
+        Path p = file("f", pattern(100, 38));
+        try (FileChannel ch = open(p, WRITE, APPEND); FileChannel other = FileChannel.open(p, WRITE)) {
+            assertEquals(100, ch.position());
+            ch.position(5);
+            assertEquals(100, ch.position());
+            assertEquals(10, ch.write(ByteBuffer.wrap(pattern(10, 39))));
+            assertEquals(110, ch.position());
+            other.write(ByteBuffer.wrap(pattern(50, 40)), 200);
+            assertEquals(250, ch.position(), "another writer moved the end");
+            assertEquals(20L, ch.write(new ByteBuffer[] {ByteBuffer.wrap(pattern(10, 41)),
+                ByteBuffer.wrap(pattern(10, 42))}));
+            assertEquals(270, ch.size());
+            ch.truncate(260);
+            assertEquals(260, ch.position());
+        }
+        byte[] disk = Files.readAllBytes(p);
+        assertArrayEquals(pattern(10, 39), range(disk, 100, 10));
+        assertArrayEquals(pattern(10, 41), range(disk, 250, 10));
+    }
+
+    /**
+     * The javadoc leaves a positional write in append mode unspecified; on Linux the kernel appends it whatever the
+     * position (pwrite(2), BUGS), and the JDK lets it.
+     */
+    @Test
+    void positionalWriteInAppendModeAppends() throws Exception {
+        Path p = file("f", pattern(100, 43));
+        try (FileChannel ch = open(p, WRITE, APPEND)) {
+            assertEquals(5, ch.write(ByteBuffer.wrap(pattern(5, 44)), 0));
+            assertEquals(105, ch.size());
+        }
+        byte[] disk = Files.readAllBytes(p);
+        assertArrayEquals(pattern(100, 43), range(disk, 0, 100));
+        assertArrayEquals(pattern(5, 44), range(disk, 100, 5));
+    }
+
+    /** How the appending threads share channels. */
+    enum Sharing {
+        ONE_CHANNEL, CHANNEL_EACH, HALF_JDK
+    }
+
+    /**
+     * Many threads append records of many sizes, whole and gathered, heap and direct: every record lands once,
+     * whole and not interleaved with another, each thread's in its order.
+     */
+    @ParameterizedTest
+    @EnumSource(Sharing.class)
+    void concurrentAppendsLandWholeAndNotInterleaved(Sharing sharing) throws Exception {
+        int threads = 8;
+        int records = 150;
+        Path p = dir.resolve("log");
+        Files.write(p, new byte[0]);
+        List<FileChannel> channels = new ArrayList<>();
+        try {
+            for (int t = 0; t < threads; t++) {
+                if (sharing == Sharing.ONE_CHANNEL && t > 0) {
+                    channels.add(channels.get(0));
+                } else if (sharing == Sharing.HALF_JDK && t % 2 == 1) {
+                    channels.add(FileChannel.open(p, WRITE, APPEND));
+                } else {
+                    channels.add(open(p, WRITE, APPEND));
+                }
+            }
+            CountDownLatch go = new CountDownLatch(1);
+            List<CompletableFuture<Void>> done = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int id = t;
+                FileChannel ch = channels.get(t);
+                CompletableFuture<Void> f = new CompletableFuture<>();
+                done.add(f);
+                Thread.ofPlatform().name("appender-" + t).start(() -> {
+                    try {
+                        go.await();
+                        for (int i = 0; i < records; i++) {
+                            appendRecord(ch, id, i);
+                        }
+                        f.complete(null);
+                    } catch (Throwable e) {
+                        f.completeExceptionally(e);
+                    }
+                });
+            }
+            go.countDown();
+            for (CompletableFuture<Void> f : done) {
+                await(f);
+            }
+        } finally {
+            for (FileChannel ch : new HashSet<>(channels)) {
+                ch.close();
+            }
+        }
+        ByteBuffer log = ByteBuffer.wrap(Files.readAllBytes(p));
+        int[] next = new int[threads];
+        int count = 0;
+        while (log.hasRemaining()) {
+            int start = log.position();
+            int id = log.getInt();
+            int seq = log.getInt();
+            int len = log.getInt();
+            assertTrue(id >= 0 && id < threads && len >= 0 && len <= log.remaining() - 8,
+                    "a record header at " + start + " is torn: id " + id + " len " + len);
+            assertEquals(next[id], seq, "thread " + id + "'s records out of order at " + start);
+            byte[] body = new byte[len];
+            log.get(body);
+            CRC32C crc = new CRC32C();
+            crc.update(body);
+            assertEquals(crc.getValue(), log.getLong(), "record " + id + "/" + seq + " at " + start + " mixed");
+            assertArrayEquals(pattern(len, id * 1000 + seq), body);
+            next[id]++;
+            count++;
+        }
+        assertEquals(threads * records, count);
+    }
+
+    private static void appendRecord(FileChannel ch, int id, int seq) throws IOException {
+        int len = 10 + (seq * 977 + id * 131) % 9000;
+        byte[] body = pattern(len, id * 1000 + seq);
+        CRC32C crc = new CRC32C();
+        crc.update(body);
+        ByteBuffer head = ByteBuffer.allocate(12).putInt(id).putInt(seq).putInt(len).flip();
+        ByteBuffer tail = ByteBuffer.allocate(8).putLong(crc.getValue()).flip();
+        long want = 12 + len + 8;
+        switch (seq % 3) {
+            case 0 -> {
+                ByteBuffer all = ByteBuffer.allocate((int) want).put(head).put(body).put(tail).flip();
+                assertEquals(want, ch.write(all));
+            }
+            case 1 -> {
+                ByteBuffer all = ByteBuffer.allocateDirect((int) want).put(head).put(body).put(tail).flip();
+                assertEquals(want, ch.write(all));
+            }
+            default -> assertEquals(want, ch.write(new ByteBuffer[] {head, ByteBuffer.wrap(body), tail}));
+        }
+    }
+
+    // ================================================================================ closed, close, interrupt
+
+    /** Every operation, each with arguments it would accept on an open channel. */
+    static List<Conform.Action> everyOperation(FileChannel ch) {
+        WritableByteChannel sink = Channels.newChannel(new ByteArrayOutputStream());
+        ReadableByteChannel source = Channels.newChannel(new ByteArrayInputStream(new byte[10]));
+        ByteBuffer[] bufs = {ByteBuffer.allocate(1)};
+        return List.of(
+                () -> ch.read(ByteBuffer.allocate(1)),
+                () -> ch.read(ByteBuffer.allocate(1), 0),
+                () -> ch.read(bufs),
+                () -> ch.read(bufs, 0, 1),
+                () -> ch.write(ByteBuffer.allocate(1)),
+                () -> ch.write(ByteBuffer.allocate(1), 0),
+                () -> ch.write(bufs),
+                () -> ch.write(bufs, 0, 1),
+                ch::position,
+                () -> ch.position(1),
+                ch::size,
+                () -> ch.truncate(1),
+                () -> {
+                    ch.force(true);
+                    return null;
+                },
+                () -> {
+                    ch.force(false);
+                    return null;
+                },
+                () -> ch.transferTo(0, 1, sink),
+                () -> ch.transferFrom(source, 0, 1),
+                () -> ch.map(MapMode.READ_ONLY, 0, 1),
+                () -> ch.map(MapMode.READ_WRITE, 0, 1, Arena.ofAuto()),
+                ch::lock,
+                () -> ch.lock(0, 1, true),
+                ch::tryLock,
+                () -> ch.tryLock(0, 1, true));
+    }
+
+    @Test
+    void everyOperationOnAClosedChannelIsClosedChannelException() throws Exception {
+        Path p = file("f", pattern(10, 45));
+        FileChannel ch = open(p, READ, WRITE);
+        ch.close();
+        assertFalse(ch.isOpen());
+        List<Conform.Action> ops = everyOperation(ch);
+        for (int i = 0; i < ops.size(); i++) {
+            assertEquals("! " + ClosedChannelException.class.getName(), Conform.outcome(ops.get(i)),
+                    "operation " + i);
+        }
+        ch.close();
+        assertFalse(ch.isOpen());
+        assertArrayEquals(pattern(10, 45), Files.readAllBytes(p));
+        assertEquals(Set.of(), Conform.fdsOf(p));
+    }
+
+    /**
+     * A thread interrupted before it reads or writes closes the channel for everyone and gets
+     * ClosedByInterruptException, with its interrupt status still set; other threads then get ClosedChannelException.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"read", "positional read", "write", "positional write", "gathering write"})
+    void interruptedCallerGetsClosedByInterruptAndTheChannelCloses(String op) throws Exception {
+        Path p = file("f", pattern(100, 46));
+        for (boolean virtual : new boolean[] {false, true}) {
+            try (FileChannel ch = open(p, READ, WRITE)) {
+                CompletableFuture<String> got = new CompletableFuture<>();
+                (virtual ? Thread.ofVirtual() : Thread.ofPlatform()).start(() -> {
+                    Thread.currentThread().interrupt();
+                    String o = Conform.outcome(() -> switch (op) {
+                        case "read" -> ch.read(ByteBuffer.allocate(10));
+                        case "positional read" -> ch.read(ByteBuffer.allocate(10), 5);
+                        case "write" -> ch.write(ByteBuffer.wrap(pattern(10, 47)));
+                        case "positional write" -> ch.write(ByteBuffer.wrap(pattern(10, 47)), 5);
+                        default -> ch.write(new ByteBuffer[] {ByteBuffer.wrap(pattern(10, 47))});
+                    });
+                    got.complete(o + " interrupted=" + Thread.currentThread().isInterrupted());
+                });
+                assertEquals("! " + ClosedByInterruptException.class.getName() + " interrupted=true", await(got),
+                        (virtual ? "virtual" : "platform") + " thread");
+                assertFalse(ch.isOpen());
+                assertThrows(ClosedChannelException.class, () -> ch.read(ByteBuffer.allocate(1), 0));
+                assertEquals(ClosedChannelException.class,
+                        assertThrows(ClosedChannelException.class, ch::size).getClass());
+            }
+            assertArrayEquals(pattern(100, 46), Files.readAllBytes(p), "nothing was written");
+            assertEquals(Set.of(), Conform.fdsOf(p));
+        }
+    }
+
+    /** A reader that will block: a FIFO opened for reading and writing has no data until someone writes. */
+    private record Blocked(FileChannel channel, Thread reader, CompletableFuture<String> outcome) {
+    }
+
+    private Blocked blockedReader(Path fifo, boolean virtual) throws Exception {
+        FileChannel ch = open(fifo, READ, WRITE);
+        CompletableFuture<String> outcome = new CompletableFuture<>();
+        Thread reader = (virtual ? Thread.ofVirtual() : Thread.ofPlatform()).name("reader").start(() -> {
+            String o = Conform.outcome(() -> ch.read(ByteBuffer.allocate(10)));
+            outcome.complete(o + " interrupted=" + Thread.currentThread().isInterrupted());
+        });
+        Conform.awaitBlockedReading(reader, fifo);
+        return new Blocked(ch, reader, outcome);
+    }
+
+    /**
+     * Whether the JDK's behaviour, not ours, is expected of a virtual thread blocked in a read: the JDK does not
+     * signal virtual threads in file I/O (JDK-8321594), so closing or interrupting waits until the read returns by
+     * itself. uring4j's channels park the virtual thread and are expected to wake it.
+     */
+    abstract boolean virtualReadersWaitForTheirRead(FileChannel ch);
+
+    /** Ends the read of {@code b} the way it would end by itself: data arrives. */
+    private static void feed(Path fifo) throws IOException {
+        try (FileChannel w = FileChannel.open(fifo, WRITE)) {
+            w.write(ByteBuffer.wrap(new byte[] {1}));
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void closeWakesAReaderBlockedInAnotherThreadWithAsynchronousClose(boolean virtual) throws Exception {
+        Path fifo = Conform.fifo(dir, "fifo");
+        Blocked b = blockedReader(fifo, virtual);
+        boolean waits = virtual && virtualReadersWaitForTheirRead(b.channel());
+        Thread closer = Thread.ofPlatform().name("closer").start(() -> {
+            try {
+                b.channel().close();
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        if (waits) {
+            // The JDK's close waits for the virtual reader; the read then returns what arrives, as if never closed.
+            Conform.until(() -> !b.channel().isOpen(), "the close beginning");
+            feed(fifo);
+            assertEquals("= 1 interrupted=false", await(b.outcome()));
+        } else {
+            assertEquals("! " + AsynchronousCloseException.class.getName() + " interrupted=false",
+                    await(b.outcome()));
+        }
+        join(closer, "close");
+        join(b.reader(), "the reader");
+        assertFalse(b.channel().isOpen());
+        assertEquals(Set.of(), Conform.fdsOf(fifo));
+    }
+
+    /**
+     * Case 18: a thread blocked in a read and interrupted gets ClosedByInterruptException, keeps its interrupt status,
+     * and the channel is closed; other channels of the same kind still work.
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void case18InterruptWakesABlockedReaderWithClosedByInterrupt(boolean virtual) throws Exception {
+        Path fifo = Conform.fifo(dir, "fifo");
+        Blocked b = blockedReader(fifo, virtual);
+        boolean waits = virtual && virtualReadersWaitForTheirRead(b.channel());
+        // Interrupting from another thread: the JDK's interrupt of a virtual reader waits as its close does.
+        Thread interrupter = Thread.ofPlatform().name("interrupter").start(b.reader()::interrupt);
+        if (waits) {
+            // The channel reads as closed once the interrupt has begun closing it; only then may the read end.
+            Conform.until(() -> !b.channel().isOpen(), "the interrupt closing the channel");
+            feed(fifo);
+        }
+        assertEquals("! " + ClosedByInterruptException.class.getName() + " interrupted=true", await(b.outcome()));
+        join(interrupter, "interrupt");
+        join(b.reader(), "the reader");
+        assertFalse(b.channel().isOpen());
+        assertEquals(Set.of(), Conform.fdsOf(fifo));
+        byte[] data = pattern(5000, 48);
+        try (FileChannel again = open(file("after", data), READ)) {
+            assertArrayEquals(data, read(again, 0, 5000), "the channels still work after an interrupt");
+        }
+    }
+
+    // ============================================================================================ transfers
+
+    /** The other end of a transfer. */
+    enum Peer {
+        SAME_KIND, JDK_FILE, STREAM, PIPE, SOCKET
+    }
+
+    /** A target for transferTo; {@code received} closes it and returns all it got. */
+    interface Sink extends AutoCloseable {
+        WritableByteChannel channel();
+
+        byte[] received() throws Exception;
+
+        @Override
+        void close() throws IOException;
+    }
+
+    /** A source for transferFrom holding {@code data}. */
+    interface Source extends AutoCloseable {
+        ReadableByteChannel channel();
+
+        @Override
+        void close() throws IOException;
+    }
+
+    private Sink sink(Peer peer) throws Exception {
+        return switch (peer) {
+            case SAME_KIND, JDK_FILE -> {
+                Path p = dir.resolve("sink");
+                FileChannel ch = peer == Peer.SAME_KIND ? open(p, READ, WRITE, CREATE) : FileChannel.open(p, READ,
+                        WRITE, CREATE);
+                ch.position(3);
+                yield new Sink() {
+                    @Override
+                    public WritableByteChannel channel() {
+                        return ch;
+                    }
+
+                    @Override
+                    public byte[] received() throws Exception {
+                        long end = ch.position();
+                        byte[] all = read(ch, 3, (int) (end - 3));
+                        ch.close();
+                        return all;
+                    }
+
+                    @Override
+                    public void close() throws IOException {
+                        ch.close();
+                    }
+                };
+            }
+            case STREAM -> {
+                ByteArrayOutputStream out = new ByteArrayOutputStream();
+                WritableByteChannel ch = Channels.newChannel(out);
+                yield new Sink() {
+                    @Override
+                    public WritableByteChannel channel() {
+                        return ch;
+                    }
+
+                    @Override
+                    public byte[] received() {
+                        return out.toByteArray();
+                    }
+
+                    @Override
+                    public void close() throws IOException {
+                        ch.close();
+                    }
+                };
+            }
+            case PIPE -> {
+                Pipe pipe = Pipe.open();
+                yield drained(pipe.sink(), pipe.source(), pipe.source());
+            }
+            case SOCKET -> {
+                UnixDomainSocketAddress a = UnixDomainSocketAddress.of(dir.resolve("socket"));
+                try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+                    server.bind(a);
+                    SocketChannel client = SocketChannel.open(a);
+                    SocketChannel accepted = server.accept();
+                    yield drained(client, accepted, accepted);
+                } finally {
+                    Files.deleteIfExists(a.getPath());
+                }
+            }
+        };
+    }
+
+    /** A sink whose far end a thread reads to the end while the test writes. */
+    private static Sink drained(WritableByteChannel near, ReadableByteChannel far, java.io.Closeable farEnd) {
+        CompletableFuture<byte[]> got = new CompletableFuture<>();
+        Thread.ofPlatform().name("drain").daemon().start(() -> {
+            try {
+                ByteArrayOutputStream all = new ByteArrayOutputStream();
+                ByteBuffer b = ByteBuffer.allocate(8192);
+                while (far.read(b.clear()) >= 0) {
+                    all.write(b.array(), 0, b.position());
+                }
+                got.complete(all.toByteArray());
+            } catch (Throwable e) {
+                got.completeExceptionally(e);
+            }
+        });
+        return new Sink() {
+            @Override
+            public WritableByteChannel channel() {
+                return near;
+            }
+
+            @Override
+            public byte[] received() throws Exception {
+                near.close();
+                byte[] b = await(got);
+                farEnd.close();
+                return b;
+            }
+
+            @Override
+            public void close() throws IOException {
+                near.close();
+                farEnd.close();
+            }
+        };
+    }
+
+    private Source source(Peer peer, byte[] data) throws Exception {
+        return switch (peer) {
+            case SAME_KIND, JDK_FILE -> {
+                Path p = file("source", data);
+                FileChannel ch = peer == Peer.SAME_KIND ? open(p, READ) : FileChannel.open(p, READ);
+                yield new Source() {
+                    @Override
+                    public ReadableByteChannel channel() {
+                        return ch;
+                    }
+
+                    @Override
+                    public void close() throws IOException {
+                        ch.close();
+                    }
+                };
+            }
+            case STREAM -> {
+                ReadableByteChannel ch = Channels.newChannel(new ByteArrayInputStream(data));
+                yield new Source() {
+                    @Override
+                    public ReadableByteChannel channel() {
+                        return ch;
+                    }
+
+                    @Override
+                    public void close() throws IOException {
+                        ch.close();
+                    }
+                };
+            }
+            case PIPE -> {
+                Pipe pipe = Pipe.open();
+                yield fed(pipe.source(), pipe.sink(), data);
+            }
+            case SOCKET -> {
+                UnixDomainSocketAddress a = UnixDomainSocketAddress.of(dir.resolve("socket"));
+                try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+                    server.bind(a);
+                    SocketChannel client = SocketChannel.open(a);
+                    SocketChannel accepted = server.accept();
+                    yield fed(accepted, client, data);
+                } finally {
+                    Files.deleteIfExists(a.getPath());
+                }
+            }
+        };
+    }
+
+    /** A source whose far end a thread writes {@code data} into, then closes (or gives up when the near end closes). */
+    private static Source fed(ReadableByteChannel near, WritableByteChannel far, byte[] data) {
+        Thread.ofPlatform().name("feed").daemon().start(() -> {
+            try (far) {
+                ByteBuffer b = ByteBuffer.wrap(data);
+                while (b.hasRemaining()) {
+                    far.write(b);
+                }
+            } catch (IOException e) {
+                // the test ended without reading everything; closing the far end was all that mattered
+            }
+        });
+        return new Source() {
+            @Override
+            public ReadableByteChannel channel() {
+                return near;
+            }
+
+            @Override
+            public void close() throws IOException {
+                near.close();
+            }
+        };
+    }
+
+    @ParameterizedTest
+    @EnumSource(Peer.class)
+    void transferToEveryKindOfChannelLeavesOurPosition(Peer peer) throws Exception {
+        byte[] data = pattern(300_000, 49);
+        try (FileChannel ch = open(file("f", data), READ); Sink sink = sink(peer)) {
+            ch.position(77);
+            assertEquals(250_000, ch.transferTo(1000, 250_000, sink.channel()));
+            assertEquals(77, ch.position(), "transferTo does not move this channel's position");
+            if (sink.channel() instanceof FileChannel target) {
+                assertEquals(250_003, target.position(), "the target's position moves by what it got");
+            }
+            assertEquals(30_000, ch.transferTo(270_000, 50_000, sink.channel()), "only what is there");
+            assertEquals(0, ch.transferTo(300_000, 10, sink.channel()), "nothing at the end");
+            assertEquals(0, ch.transferTo(400_000, 10, sink.channel()), "nothing past the end");
+            assertEquals(0, ch.transferTo(5, 0, sink.channel()));
+            assertEquals(77, ch.position());
+            byte[] got = sink.received();
+            assertEquals(280_000, got.length);
+            assertArrayEquals(range(data, 1000, 250_000), range(got, 0, 250_000));
+            assertArrayEquals(range(data, 270_000, 30_000), range(got, 250_000, 30_000));
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Peer.class)
+    void transferFromEveryKindOfChannelLeavesOurPosition(Peer peer) throws Exception {
+        byte[] data = pattern(300_000, 50);
+        Path p = file("f", pattern(100_000, 51));
+        try (FileChannel ch = open(p, READ, WRITE); Source src = source(peer, data)) {
+            ch.position(33);
+            if (src.channel() instanceof FileChannel f) {
+                f.position(5);
+            }
+            int from = src.channel() instanceof FileChannel ? 5 : 0;
+            assertEquals(200_000, ch.transferFrom(src.channel(), 50_000, 200_000));
+            assertEquals(33, ch.position(), "transferFrom does not move this channel's position");
+            assertEquals(250_000, ch.size());
+            if (src.channel() instanceof FileChannel f) {
+                assertEquals(200_005, f.position(), "the source's position moves by what it gave");
+            }
+            long rest = 300_000 - from - 200_000;
+            assertEquals(rest, ch.transferFrom(src.channel(), 250_000, 1_000_000), "only what the source has");
+            assertEquals(0, ch.transferFrom(src.channel(), 250_000 + rest, 10), "the source is exhausted");
+            assertArrayEquals(range(pattern(100_000, 51), 0, 50_000), read(ch, 0, 50_000));
+            assertArrayEquals(range(data, from, 200_000 + (int) rest), read(ch, 50_000, 200_000 + (int) rest));
+        }
+    }
+
+    /** Since JDK 21 (JDK-8303260) a transfer to a position past the end grows the file, as a positional write does. */
+    @Test
+    void transferFromPastTheEndGrowsTheFileWithAHole() throws Exception {
+        Path p = file("f", pattern(100, 52));
+        Path q = file("g", pattern(1000, 53));
+        try (FileChannel ch = open(p, READ, WRITE); FileChannel src = open(q, READ)) {
+            assertEquals(10, ch.transferFrom(src, 200, 10));
+            assertEquals(10, src.position());
+            assertEquals(210, ch.size());
+            assertEquals(0, ch.position());
+            assertArrayEquals(new byte[100], read(ch, 100, 100));
+            assertArrayEquals(range(pattern(1000, 53), 0, 10), read(ch, 200, 10));
+            assertEquals(0, ch.transferFrom(src, 0, 0));
+            assertEquals(10, src.position());
+            src.position(1000);
+            assertEquals(0, ch.transferFrom(src, 5000, 10), "a source at its end gives nothing");
+            assertEquals(210, ch.size(), "and the file does not grow");
+        }
+    }
+
+    /** The JDK's own channel on the other side: it sees ours only as a ReadableByteChannel or WritableByteChannel. */
+    @Test
+    void theJdksChannelTransfersToAndFromOurs() throws Exception {
+        byte[] data = pattern(200_000, 75);
+        Path p = file("f", data);
+        Path q = dir.resolve("g");
+        try (FileChannel jdk = FileChannel.open(p, READ); FileChannel ours = open(q, READ, WRITE, CREATE)) {
+            ours.position(10);
+            assertEquals(150_000, jdk.transferTo(1000, 150_000, ours));
+            assertEquals(150_010, ours.position());
+            assertEquals(0, jdk.position());
+            assertArrayEquals(range(data, 1000, 150_000), read(ours, 10, 150_000));
+        }
+        Path r = dir.resolve("h");
+        try (FileChannel jdk = FileChannel.open(r, READ, WRITE, CREATE); FileChannel ours = open(p, READ)) {
+            ours.position(500);
+            assertEquals(199_500, jdk.transferFrom(ours, 7, 1_000_000));
+            assertEquals(200_000, ours.position());
+            assertEquals(0, jdk.position());
+            assertEquals(199_507, jdk.size());
+            assertArrayEquals(range(data, 500, 199_500), read(jdk, 7, 199_500));
+        }
+    }
+
+    @Test
+    void transferBetweenChannelsOfTheWrongModesIsNonReadableOrNonWritable() throws Exception {
+        Path p = file("f", pattern(100, 54));
+        Path q = file("g", pattern(100, 55));
+        try (FileChannel rw = open(p, READ, WRITE); FileChannel readOnly = open(q, READ);
+                FileChannel writeOnly = open(q, WRITE); FileChannel jdkReadOnly = FileChannel.open(q, READ)) {
+            assertThrows(NonWritableChannelException.class, () -> rw.transferTo(0, 10, readOnly));
+            assertThrows(NonWritableChannelException.class, () -> rw.transferTo(0, 10, jdkReadOnly));
+            assertThrows(NonReadableChannelException.class, () -> writeOnly.transferTo(0, 10, rw));
+            assertThrows(NonReadableChannelException.class, () -> rw.transferFrom(writeOnly, 0, 10));
+            assertThrows(NonWritableChannelException.class, () -> readOnly.transferFrom(rw, 0, 10));
+        }
+        assertArrayEquals(pattern(100, 55), Files.readAllBytes(q));
+    }
+
+    @Test
+    void transferToItselfCopiesWithinTheFile() throws Exception {
+        byte[] data = pattern(10_000, 56);
+        Path p = file("f", data);
+        try (FileChannel ch = open(p, READ, WRITE)) {
+            ch.position(20_000);
+            assertEquals(5000, ch.transferTo(0, 5000, ch));
+            assertEquals(25_000, ch.position(), "as the target, it moves by what it got");
+            ch.position(1000);
+            assertEquals(3000, ch.transferFrom(ch, 30_000, 3000));
+            assertEquals(4000, ch.position(), "as the source, it moves by what it gave");
+            assertEquals(33_000, ch.size());
+            assertArrayEquals(range(data, 0, 5000), read(ch, 20_000, 5000));
+            assertArrayEquals(range(data, 1000, 3000), read(ch, 30_000, 3000));
+        }
+    }
+
+    // ================================================================================================ maps
+
+    @Test
+    void mapReadOnlySeesTheFileAndRefusesWrites() throws Exception {
+        byte[] data = pattern(10_000, 57);
+        Path p = file("f", data);
+        try (FileChannel ch = open(p, READ)) {
+            MappedByteBuffer m = ch.map(MapMode.READ_ONLY, 100, 5000);
+            assertTrue(m.isReadOnly());
+            assertEquals(5000, m.capacity());
+            byte[] got = new byte[5000];
+            m.get(got);
+            assertArrayEquals(range(data, 100, 5000), got);
+            assertThrows(ReadOnlyBufferException.class, () -> m.put(0, (byte) 1));
+            assertEquals(0, ch.map(MapMode.READ_ONLY, 10_000, 0).capacity());
+            assertEquals(0, ch.position(), "mapping leaves the position");
+        }
+    }
+
+    @Test
+    void mapReadWriteIsTheFileItselfAndGrowsItWhenNeeded() throws Exception {
+        byte[] data = pattern(10_000, 58);
+        Path p = file("f", data);
+        try (FileChannel ch = open(p, READ, WRITE); FileChannel jdk = FileChannel.open(p, READ)) {
+            MappedByteBuffer m = ch.map(MapMode.READ_WRITE, 8000, 4000);
+            assertEquals(12_000, ch.size(), "a read-write map past the end grows the file");
+            m.put(0, pattern(3000, 59));
+            m.force();
+            assertArrayEquals(pattern(3000, 59), read(ch, 8000, 3000), "writes through the map are the file's");
+            assertArrayEquals(pattern(3000, 59), read(jdk, 8000, 3000));
+            ch.write(ByteBuffer.wrap(pattern(10, 60)), 11_000);
+            byte[] back = new byte[10];
+            m.get(3000, back);
+            assertArrayEquals(pattern(10, 60), back, "writes through the channel are the map's");
+        }
+    }
+
+    @Test
+    void mapPrivateKeepsItsWritesToItself() throws Exception {
+        byte[] data = pattern(10_000, 61);
+        Path p = file("f", data);
+        try (FileChannel ch = open(p, READ, WRITE)) {
+            MappedByteBuffer m = ch.map(MapMode.PRIVATE, 0, 10_000);
+            assertFalse(m.isReadOnly());
+            m.put(5, (byte) 99);
+            assertEquals(99, m.get(5));
+            assertArrayEquals(data, read(ch, 0, 10_000));
+        }
+        assertArrayEquals(data, Files.readAllBytes(p));
+    }
+
+    @Test
+    void mapErrorsFollowTheModeAndTheSize() throws Exception {
+        Path p = file("f", pattern(100, 62));
+        try (FileChannel ro = open(p, READ); FileChannel wo = open(p, WRITE); FileChannel ap = open(p, WRITE, APPEND);
+                FileChannel rw = open(p, READ, WRITE)) {
+            assertThrows(NonWritableChannelException.class, () -> ro.map(MapMode.READ_WRITE, 0, 10));
+            assertThrows(NonWritableChannelException.class, () -> ro.map(MapMode.PRIVATE, 0, 10));
+            assertThrows(NonReadableChannelException.class, () -> wo.map(MapMode.READ_ONLY, 0, 10));
+            assertThrows(NonReadableChannelException.class, () -> wo.map(MapMode.READ_WRITE, 0, 10));
+            assertThrows(NonReadableChannelException.class, () -> ap.map(MapMode.READ_WRITE, 0, 10));
+            // The JDK: a read-only channel cannot grow the file to what was asked for, with a plain IOException.
+            IOException e = assertThrows(IOException.class, () -> ro.map(MapMode.READ_ONLY, 0, 1000));
+            assertEquals(IOException.class, e.getClass());
+            assertThrows(IllegalArgumentException.class,
+                    () -> rw.map(MapMode.READ_ONLY, 0, (long) Integer.MAX_VALUE + 1));
+            assertThrows(IllegalArgumentException.class, () -> rw.map(MapMode.READ_ONLY, Long.MAX_VALUE, 10));
+            assertThrows(IllegalArgumentException.class, () -> rw.map(MapMode.READ_ONLY, -1, 10));
+            assertThrows(IllegalArgumentException.class, () -> rw.map(MapMode.READ_ONLY, 0, -1));
+            assertThrows(IllegalArgumentException.class,
+                    () -> rw.map(MapMode.READ_ONLY, -1, 10, Arena.ofAuto()));
+            assertEquals(100, rw.size());
+        }
+    }
+
+    /** FileChannel.map with an Arena gives a segment; closing the arena unmaps it (Lucene maps files this way). */
+    @Test
+    void mapIntoAnArenaUnmapsWhenTheArenaCloses() throws Exception {
+        byte[] data = pattern(100_000, 63);
+        Path p = file("f", data);
+        try (FileChannel ch = open(p, READ, WRITE)) {
+            long before = Conform.mappingsOf(p);
+            MemorySegment rw;
+            MemorySegment ro;
+            try (Arena arena = Arena.ofShared()) {
+                rw = ch.map(MapMode.READ_WRITE, 4096, 50_000, arena);
+                ro = ch.map(MapMode.READ_ONLY, 0, 100_000, arena);
+                assertEquals(50_000, rw.byteSize());
+                assertFalse(rw.isReadOnly());
+                assertTrue(ro.isReadOnly());
+                assertEquals(data[4096 + 7], rw.get(ValueLayout.JAVA_BYTE, 7));
+                rw.set(ValueLayout.JAVA_BYTE, 10, (byte) 77);
+                assertEquals(77, read(ch, 4106, 1)[0], "the segment is the file");
+                assertEquals(77, ro.get(ValueLayout.JAVA_BYTE, 4106));
+                assertTrue(Conform.mappingsOf(p) > before);
+            }
+            assertFalse(rw.scope().isAlive());
+            assertThrows(IllegalStateException.class, () -> rw.get(ValueLayout.JAVA_BYTE, 0));
+            assertEquals(before, Conform.mappingsOf(p), "closing the arena unmapped both");
+            Arena closed = Arena.ofConfined();
+            closed.close();
+            assertThrows(IllegalStateException.class, () -> ch.map(MapMode.READ_ONLY, 0, 10, closed));
+            try (Arena confined = Arena.ofConfined()) {
+                MemorySegment priv = ch.map(MapMode.PRIVATE, 0, 100, confined);
+                priv.set(ValueLayout.JAVA_BYTE, 0, (byte) 1);
+                assertEquals(data[0], read(ch, 0, 1)[0]);
+            }
+        }
+    }
+
+    /** Segments have no 2 GiB limit; case 28: offsets past 2^32 land where asked. */
+    @Test
+    void case28OffsetsPast4GiBAndMapsLargerThan2GiB() throws Exception {
+        Path p = dir.resolve("sparse");
+        long five = 5L << 30;
+        try (FileChannel ch = open(p, READ, WRITE, CREATE_NEW, SPARSE)) {
+            assertEquals(8, ch.write(ByteBuffer.wrap(pattern(8, 64)), five - 8));
+            assertEquals(8, ch.write(ByteBuffer.wrap(pattern(8, 65)), (1L << 32) + 4));
+            assertEquals(five, ch.size());
+            assertArrayEquals(pattern(8, 65), read(ch, (1L << 32) + 4, 8));
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment m = ch.map(MapMode.READ_ONLY, 2L << 30, 3L << 30, arena);
+                assertEquals(3L << 30, m.byteSize());
+                assertEquals(pattern(8, 65)[3], m.get(ValueLayout.JAVA_BYTE, (2L << 30) + 4 + 3));
+                assertEquals(pattern(8, 64)[7], m.get(ValueLayout.JAVA_BYTE, m.byteSize() - 1));
+            }
+            ch.position(five - 8);
+            ByteBuffer b = ByteBuffer.allocate(100);
+            assertEquals(8, ch.read(b));
+            assertEquals(five, ch.position());
+            assertEquals(five, ch.size(), "the map covered the file exactly and did not grow it");
+        }
+    }
+
+    // =============================================================================================== locks
+
+    @Test
+    void lockDescribesWhatItHoldsAndWhoHoldsIt() throws Exception {
+        Path p = file("f", pattern(10, 66));
+        try (FileChannel ch = open(p, READ, WRITE)) {
+            FileLock all = ch.lock();
+            assertSame(ch, all.channel(), "the channel the caller holds, not one inside it");
+            assertSame(ch, all.acquiredBy());
+            assertEquals(0, all.position());
+            assertEquals(Long.MAX_VALUE, all.size());
+            assertFalse(all.isShared());
+            assertTrue(all.isValid());
+            assertTrue(all.overlaps(5, 1));
+            all.release();
+            assertFalse(all.isValid());
+            all.release();
+            FileLock part = ch.tryLock(100, 50, true);
+            assertNotNull(part);
+            assertSame(ch, part.channel());
+            assertTrue(part.isShared());
+            assertEquals(100, part.position());
+            assertEquals(50, part.size());
+            part.close();
+            assertFalse(part.isValid());
+            // The JDK takes a size of 0 for "to the end, however far the file grows".
+            FileLock zero = ch.tryLock(10, 0, false);
+            assertNotNull(zero);
+            assertEquals(Long.MAX_VALUE - 10, zero.size());
+            assertTrue(zero.overlaps(Long.MAX_VALUE - 11, 1));
+            zero.release();
+        }
+    }
+
+    @Test
+    void lockModeMustMatchTheChannelMode() throws Exception {
+        Path p = file("f", pattern(10, 67));
+        try (FileChannel ro = open(p, READ); FileChannel wo = open(p, WRITE)) {
+            assertThrows(NonWritableChannelException.class, ro::lock);
+            assertThrows(NonWritableChannelException.class, ro::tryLock);
+            assertThrows(NonReadableChannelException.class, () -> wo.lock(0, 10, true));
+            assertThrows(NonReadableChannelException.class, () -> wo.tryLock(0, 10, true));
+            ro.lock(0, 5, true).release();
+            wo.lock(5, 5, false).release();
+        }
+    }
+
+    /** Record locks belong to the process: the JVM keeps its channels from overlapping, across implementations. */
+    @Test
+    void overlappingLocksInOneJvmAreRefusedWhateverTheChannel() throws Exception {
+        Path p = file("f", pattern(10, 68));
+        try (FileChannel a = open(p, READ, WRITE); FileChannel b = open(p, READ, WRITE);
+                FileChannel jdk = FileChannel.open(p, READ, WRITE)) {
+            FileLock held = a.lock(0, 100, false);
+            assertThrows(OverlappingFileLockException.class, () -> a.lock(50, 100, true));
+            assertThrows(OverlappingFileLockException.class, () -> a.tryLock(99, 1, false));
+            assertThrows(OverlappingFileLockException.class, () -> b.tryLock(10, 10, true));
+            assertThrows(OverlappingFileLockException.class, () -> b.lock());
+            assertThrows(OverlappingFileLockException.class, () -> jdk.tryLock(0, 1, false));
+            FileLock next = jdk.tryLock(100, 10, false);
+            assertNotNull(next, "an adjacent range does not overlap");
+            assertThrows(OverlappingFileLockException.class, () -> a.tryLock(105, 1, true));
+            held.release();
+            b.lock(0, 100, true).release();
+            next.release();
+            FileLock jdkHeld = jdk.lock(0, 10, true);
+            assertThrows(OverlappingFileLockException.class, () -> a.tryLock(5, 1, true));
+            jdkHeld.release();
+        }
+    }
+
+    /** The JDK invalidates a channel's locks when it closes, and a release after that is ClosedChannelException. */
+    @Test
+    void closingTheChannelInvalidatesItsLocks() throws Exception {
+        Path p = file("f", pattern(10, 69));
+        FileChannel ch = open(p, READ, WRITE);
+        FileLock a = ch.lock(0, 5, false);
+        FileLock b = ch.lock(5, 5, true);
+        ch.close();
+        assertFalse(a.isValid());
+        assertFalse(b.isValid());
+        assertThrows(ClosedChannelException.class, a::release);
+        assertThrows(ClosedChannelException.class, b::close);
+        try (FileChannel again = open(p, READ, WRITE)) {
+            again.lock(0, 10, false).release();
+        }
+    }
+
+    @Test
+    void anotherProcessSeesOurLocksUntilTheChannelCloses() throws Exception {
+        Path p = file("f", pattern(10, 70));
+        try (SecondProcess other = SecondProcess.start()) {
+            FileChannel ch = open(p, READ, WRITE);
+            FileLock l = ch.lock(0, 100, false);
+            assertEquals("BUSY", other.ask("try " + p + " 50 10 true"));
+            assertEquals("ACQUIRED", other.ask("try " + p + " 100 10 false"));
+            l.release();
+            assertEquals("ACQUIRED", other.ask("try " + p + " 50 10 false"));
+            FileLock shared = ch.lock(0, 100, true);
+            assertEquals("ACQUIRED", other.ask("try " + p + " 0 100 true"), "shared locks share");
+            assertEquals("BUSY", other.ask("try " + p + " 0 100 false"));
+            assertTrue(shared.isValid());
+            ch.lock(200, 10, false);
+            ch.close();
+            assertEquals("ACQUIRED", other.ask("try " + p + " 0 1000 false"), "closing released them all");
+        }
+    }
+
+    @Test
+    void aLockHeldByAnotherProcessIsWaitedFor() throws Exception {
+        Path p = file("f", pattern(10, 71));
+        try (SecondProcess other = SecondProcess.start(); FileChannel ch = open(p, READ, WRITE)) {
+            assertEquals("HOLDING", other.ask("hold " + p));
+            assertNull(ch.tryLock(), "tryLock does not wait");
+            assertNull(ch.tryLock(5, 5, true));
+            CompletableFuture<FileLock> waiting = new CompletableFuture<>();
+            Thread t = Thread.ofPlatform().name("locker").start(() -> {
+                try {
+                    waiting.complete(ch.lock());
+                } catch (Throwable e) {
+                    waiting.completeExceptionally(e);
+                }
+            });
+            assertFalse(waiting.isDone(), "lock() waits while the other process holds the file");
+            assertEquals("RELEASED", other.ask("release"));
+            FileLock got = await(waiting);
+            join(t, "the locker");
+            assertTrue(got.isValid());
+            assertEquals("BUSY", other.ask("try " + p + " 0 1 true"));
+            got.release();
+        }
+    }
+
+    // ============================================================================================= O_DIRECT
+
+    @Test
+    void directIoWithAlignedBuffersPositionsAndLengthsWorks() throws Exception {
+        Path p = file("f", new byte[0]);
+        int align = (int) Files.getFileStore(p).getBlockSize();
+        byte[] data = pattern(3 * align, 72);
+        try (FileChannel ch = open(p, READ, WRITE, Conform.DIRECT)) {
+            ByteBuffer b = ByteBuffer.allocateDirect(4 * align + align).alignedSlice(align);
+            b.put(data).flip();
+            assertEquals(3 * align, ch.write(b, align));
+            assertEquals(4L * align, ch.size());
+            b.clear();
+            assertEquals(3 * align, ch.read(b, align));
+            byte[] back = new byte[3 * align];
+            b.flip().get(back);
+            assertArrayEquals(data, back);
+            ch.position(2L * align);
+            assertEquals(2 * align, ch.read(b.clear()), "the end of the file cuts a direct read short");
+            assertEquals(-1, ch.read(b.clear()));
+            assertEquals(0, ch.read(b.clear().limit(0)));
+            ch.truncate(align + 100);
+            assertEquals(100, ch.read(b.clear().limit(2 * align), align), "a partial last block");
+            try (Arena arena = Arena.ofConfined()) {
+                ByteBuffer s = arena.allocate(align, align).asByteBuffer();
+                assertEquals(align, ch.read(s, 0));
+            }
+            // The JDK stages a heap buffer through aligned memory of its own.
+            ByteBuffer heap = ByteBuffer.allocate(align);
+            assertEquals(align, ch.read(heap, 0));
+            assertEquals(0, ch.map(MapMode.READ_ONLY, 0, 10).get(0), "maps do not care");
+        }
+    }
+
+    /**
+     * With DIRECT the position, the bytes remaining and the buffer's address must be multiples of the block size;
+     * the JDK checks before the kernel sees the call and throws a plain IOException that names the block size.
+     */
+    @Test
+    void directIoRefusesUnalignedPositionsLengthsAndAddresses() throws Exception {
+        Path p = file("f", new byte[16384]);
+        int align = (int) Files.getFileStore(p).getBlockSize();
+        try (FileChannel ch = open(p, READ, WRITE, Conform.DIRECT)) {
+            ByteBuffer b = ByteBuffer.allocateDirect(3 * align).alignedSlice(align);
+            List<Conform.Action> wrong = List.of(
+                    () -> ch.read(b.clear().limit(align), 1),
+                    () -> ch.write(b.clear().limit(align), align / 2),
+                    () -> ch.read(b.clear().limit(100), 0),
+                    () -> ch.write(b.clear().limit(align + 1), 0),
+                    () -> ch.read(b.clear().position(1).limit(align + 1), 0),
+                    () -> ch.write(b.clear().position(512).limit(align + 512), 0),
+                    () -> ch.read(b.clear().position(1).limit(1), 0),
+                    () -> ch.read(ByteBuffer.allocate(100), 0),
+                    () -> ch.read(new ByteBuffer[] {b.clear().limit(100)}),
+                    () -> ch.position(3).read(b.clear().limit(align)),
+                    () -> ch.position(0).transferTo(0, 100, Channels.newChannel(new ByteArrayOutputStream())));
+            for (int i = 0; i < wrong.size(); i++) {
+                IOException e = assertThrows(IOException.class, wrong.get(i)::run, "case " + i);
+                assertEquals(IOException.class, e.getClass(), "case " + i);
+                assertTrue(e.getMessage().contains(String.valueOf(align)), "case " + i + ": " + e.getMessage());
+            }
+            assertTrue(ch.isOpen());
+            assertEquals(align, ch.read(b.clear().limit(align), 0));
+        }
+        assertArrayEquals(new byte[16384], Files.readAllBytes(p));
+    }
+
+    // ===================================================================================== virtual threads
+
+    /**
+     * 10,000 virtual threads each read their own block through one channel. Every read must be right; the number of
+     * carrier threads they ran on is printed, not judged here (the JDK's pin a carrier per read, uring4j's are meant
+     * to leave it).
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void tenThousandVirtualThreadsReadCorrectlyAndTheirCarriersAreCounted(boolean direct) throws Exception {
+        int threads = 10_000;
+        int block = 4096;
+        Path p = dir.resolve("blocks");
+        try (FileChannel w = FileChannel.open(p, WRITE, CREATE_NEW)) {
+            ByteBuffer b = ByteBuffer.allocate(block * 256);
+            for (int i = 0; i < threads; i++) {
+                b.putInt(i).put(pattern(block - 4, i));
+                if (!b.hasRemaining()) {
+                    w.write(b.flip());
+                    b.clear();
+                }
+            }
+            w.write(b.flip());
+        }
+        Set<OpenOption> o = direct ? Set.of(READ, Conform.DIRECT) : Set.of(READ);
+        Set<String> carriers = ConcurrentHashMap.newKeySet();
+        AtomicInteger wrong = new AtomicInteger();
+        java.util.concurrent.atomic.AtomicReference<Throwable> firstFailure = new java.util.concurrent.atomic.AtomicReference<>();
+        List<Thread> all = new ArrayList<>(threads);
+        try (FileChannel ch = open(p, o)) {
+            for (int i = 0; i < threads; i++) {
+                int id = i;
+                all.add(Thread.ofVirtual().start(() -> {
+                    carriers.add(carrier());
+                    ByteBuffer b = ByteBuffer.allocateDirect(2 * block).alignedSlice(block).limit(block);
+                    try {
+                        int n = ch.read(b, (long) id * block);
+                        carriers.add(carrier());
+                        b.flip();
+                        byte[] rest = new byte[block - 4];
+                        boolean right = n == block && b.getInt() == id;
+                        b.get(rest);
+                        if (!right || !Arrays.equals(rest, pattern(block - 4, id))) {
+                            wrong.incrementAndGet();
+                        }
+                    } catch (Throwable e) {
+                        wrong.incrementAndGet();
+                        firstFailure.compareAndSet(null, e);
+                    }
+                }));
+            }
+            for (Thread t : all) {
+                join(t, "a reader");
+            }
+        }
+        if (firstFailure.get() != null) {
+            throw new AssertionError(wrong.get() + " reads failed", firstFailure.get());
+        }
+        assertEquals(0, wrong.get(), "reads that returned the wrong bytes");
+        System.out.printf("%s %s: %d virtual threads read through %d carrier threads (%d processors)%n",
+                getClass().getSimpleName(), direct ? "O_DIRECT" : "buffered", threads, carriers.size(),
+                Runtime.getRuntime().availableProcessors());
+        checkCarriers(carriers.size(), direct);
+    }
+
+    /**
+     * Judges how many carrier threads 10,000 virtual readers needed. Nothing is asserted here: the JDK's channel pins
+     * a carrier for each O_DIRECT read and its scheduler adds carriers to make up (up to 256), so the number is only
+     * recorded; a channel that parks its readers can assert a bound by overriding this.
+     */
+    void checkCarriers(int carriers, boolean direct) {
+    }
+
+    /** The carrier a virtual thread runs on now, from its toString ("VirtualThread[#n]/runnable@carrier"). */
+    static String carrier() {
+        String s = Thread.currentThread().toString();
+        int at = s.lastIndexOf('@');
+        return at < 0 ? s : s.substring(at + 1);
+    }
+
+    /** Case 19: 100,000 virtual threads share one channel and all complete with the right bytes. */
+    @Test
+    void case19HundredThousandVirtualThreadsShareOneChannel() throws Exception {
+        int threads = 100_000;
+        byte[] data = pattern(1 << 20, 73);
+        Path p = file("f", data);
+        AtomicInteger wrong = new AtomicInteger();
+        AtomicInteger done = new AtomicInteger();
+        try (FileChannel ch = open(p, READ); var exec = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int i = 0; i < threads; i++) {
+                int at = (i * 4099) % (data.length - 64);
+                exec.execute(() -> {
+                    ByteBuffer b = ByteBuffer.allocate(64);
+                    try {
+                        if (ch.read(b, at) != 64 || !Arrays.equals(b.array(), range(data, at, 64))) {
+                            wrong.incrementAndGet();
+                        }
+                    } catch (Throwable e) {
+                        wrong.incrementAndGet();
+                    }
+                    done.incrementAndGet();
+                });
+            }
+            exec.shutdown();
+            assertTrue(exec.awaitTermination(Conform.WAIT_SECONDS, TimeUnit.SECONDS),
+                    "only " + done.get() + " of " + threads + " reads finished");
+        }
+        assertEquals(threads, done.get());
+        assertEquals(0, wrong.get());
+    }
+
+    /** Closing with nothing else going on gives the descriptor back. */
+    @Test
+    void closeGivesTheDescriptorBackAndIsIdempotent() throws Exception {
+        Path p = file("f", pattern(10, 74));
+        Set<Integer> before = Conform.fdsOf(p);
+        FileChannel ch = open(p, READ);
+        ch.close();
+        ch.close();
+        assertFalse(ch.isOpen());
+        assertEquals(before, Conform.fdsOf(p));
+    }
+}
