@@ -14,6 +14,23 @@ final class JdkErrors {
     private JdkErrors() {
     }
 
+    /**
+     * A failed {@code open(2)} of {@code path} with {@code flags}, as the JDK's file system provider reports it:
+     * a link met with {@code O_NOFOLLOW} is a plain {@link IOException} naming the option, a directory met by
+     * {@code CREATE_NEW} exists.
+     */
+    static IOException open(int errno, String path, int flags) {
+        int e = Math.abs(errno);
+        if (e == Errno.ELOOP && (flags & io.github.uring4j.linux.Uapi.O_NOFOLLOW) != 0
+                && (flags & io.github.uring4j.linux.Uapi.O_EXCL) == 0) {
+            return new IOException(LeanCalls.strerror(e) + " (NOFOLLOW_LINKS specified)");
+        }
+        if (e == Errno.EISDIR && (flags & io.github.uring4j.linux.Uapi.O_EXCL) != 0) {
+            e = Errno.EEXIST;
+        }
+        return open(e, path);
+    }
+
     /** A failed {@code open(2)} of {@code path}, as the JDK's file system provider reports it. */
     static IOException open(int errno, String path) {
         int e = Math.abs(errno);

@@ -57,6 +57,7 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
             FileAttribute<?>[] attrs, IoExecutor io) throws IOException {
         Opening.of(path.toString(), options, attrs, true); // the asynchronous channel's own rules (APPEND) first
         UringFileChannel f = UringFileChannel.open(path, options, attrs, io);
+        f.setUninterruptible(); // an asynchronous channel is not interruptible: its size, truncate, force neither
         return new UringAsynchronousFileChannel(f, executor != null ? executor : DEFAULT_POOL);
     }
 
@@ -78,6 +79,15 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
 
     @Override
     public AsynchronousFileChannel truncate(long size) throws IOException {
+        if (size < 0) {
+            throw new IllegalArgumentException("Negative size");
+        }
+        if (!file.isWritable()) {
+            throw new NonWritableChannelException();
+        }
+        if (!isOpen()) {
+            throw new java.nio.channels.AsynchronousCloseException(); // what the JDK's channel throws here
+        }
         file.truncate(size);
         return this;
     }
@@ -116,7 +126,8 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
     }
 
     private void start(boolean read, ByteBuffer buf, long position, Op<Integer, ?> op) {
-        Objects.requireNonNull(buf, read ? "dst" : "src");
+        // The JDK's order: position, access, a read-only buffer, a closed channel (reported through the result),
+        // and only then a missing buffer.
         if (position < 0) {
             throw new IllegalArgumentException("Negative position");
         }
@@ -133,6 +144,7 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
             op.fail(new ClosedChannelException());
             return;
         }
+        Objects.requireNonNull(buf, read ? "dst" : "src");
         if (!buf.hasRemaining()) {
             op.succeed(0);
             return;
@@ -210,25 +222,41 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
     }
 
     private void lock(long position, long size, boolean shared, Op<FileLock, ?> op) {
-        checkLock(position, size, shared);
+        checkAccess(shared);
         if (!isOpen()) {
-            op.fail(new ClosedChannelException());
+            op.fail(new ClosedChannelException()); // the JDK's order: a closed channel before the arguments
             return;
         }
-        // Waiting for a lock is a blocking call of the JDK's channel: it runs on a handler thread, not a loop.
+        checkRange(position, size);
+        // A lock this JVM holds already is refused at once, as the JDK's channel does; a free one is taken at once.
+        try {
+            FileLock now = file.jdkChannel().tryLock(position, size, shared);
+            if (now != null) {
+                op.succeedLater(new Lock(this, now)); // the handler still runs on the channel's executor
+                return;
+            }
+        } catch (java.nio.channels.OverlappingFileLockException e) {
+            throw e;
+        } catch (IOException e) {
+            op.fail(e);
+            return;
+        }
+        // Another process holds it: waiting is a blocking call of the JDK's channel, made on a handler thread.
         handlers.execute(() -> {
             try {
                 FileLock l = file.jdkChannel().lock(position, size, shared);
                 op.succeedHere(new Lock(this, l));
             } catch (IOException | RuntimeException e) {
-                op.failHere(e);
+                // closed while it waited: the JDK's channel reports the close
+                op.failHere(isOpen() ? e : new java.nio.channels.AsynchronousCloseException());
             }
         });
     }
 
     @Override
     public FileLock tryLock(long position, long size, boolean shared) throws IOException {
-        checkLock(position, size, shared);
+        checkAccess(shared);
+        checkRange(position, size);
         if (!isOpen()) {
             throw new ClosedChannelException();
         }
@@ -236,15 +264,24 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
         return l == null ? null : new Lock(this, l);
     }
 
-    private void checkLock(long position, long size, boolean shared) {
-        if (position < 0 || size < 0) {
-            throw new IllegalArgumentException("Negative position or size");
-        }
+    private void checkAccess(boolean shared) {
         if (shared && !file.isReadable()) {
             throw new NonReadableChannelException();
         }
         if (!shared && !file.isWritable()) {
             throw new NonWritableChannelException();
+        }
+    }
+
+    private static void checkRange(long position, long size) {
+        if (position < 0) {
+            throw new IllegalArgumentException("Negative position");
+        }
+        if (size < 0) {
+            throw new IllegalArgumentException("Negative size");
+        }
+        if (position + size < 0) {
+            throw new IllegalArgumentException("Negative position + size");
         }
     }
 
@@ -312,6 +349,11 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
 
         void fail(Throwable t) {
             end(FAILED, null, t, true);
+        }
+
+        /** Ends now; the handler runs on the executor. */
+        void succeedLater(V v) {
+            end(DONE, v, null, true);
         }
 
         /** Ends on a handler thread already: the handler runs here. */

@@ -221,7 +221,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
             } while (fd == -Errno.EINTR);
             Counters.CALLER_CALLS.increment();
             if (fd < 0) {
-                throw JdkErrors.open(-fd, p);
+                throw JdkErrors.open(-fd, p, o.flags);
             }
             if (o.deleteOnClose) {
                 // As the JDK: the name goes at once; the file lives until its last descriptor closes.
@@ -460,8 +460,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
 
     @Override
     public int read(ByteBuffer dst) throws IOException {
-        Objects.requireNonNull(dst);
-        ensureOpen();
+        ensureOpen(); // as the JDK: open and access are checked before the buffer (a null one throws below)
         if (!readable) {
             throw new NonReadableChannelException();
         }
@@ -636,6 +635,9 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
                 if (b.isReadOnly()) {
                     throw new IllegalArgumentException("Read-only buffer");
                 }
+                if (direct) {
+                    checkBuffer(b, b.remaining());
+                }
             }
             for (int i = offset; i < offset + length; i++) {
                 ByteBuffer b = dsts[i];
@@ -789,8 +791,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
 
     @Override
     public int write(ByteBuffer src) throws IOException {
-        Objects.requireNonNull(src);
-        ensureOpen();
+        ensureOpen(); // as the JDK: open and access are checked before the buffer (a null one throws below)
         if (!writable) {
             throw new NonWritableChannelException();
         }
@@ -834,24 +835,53 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
                 checkPositionAligned(position0());
             }
             for (int i = offset; i < offset + length; i++) {
-                Objects.requireNonNull(srcs[i]);
-            }
-            long total = 0;
-            for (int i = offset; i < offset + length; i++) {
-                ByteBuffer b = srcs[i];
-                if (!b.hasRemaining()) {
-                    continue;
-                }
-                int want = b.remaining();
-                int n = write0(b, -1);
-                total += n;
-                if (n < want) {
-                    break;
+                ByteBuffer b = Objects.requireNonNull(srcs[i]);
+                if (direct) {
+                    checkBuffer(b, b.remaining());
                 }
             }
-            return total;
+            return gather(srcs, offset, length);
         } finally {
             positionLock.unlock();
+        }
+    }
+
+    /**
+     * A gathering write in one call, as the JDK's {@code writev}: the buffers are staged one after the other and
+     * written together, so an append from many threads or processes lands whole.
+     */
+    private long gather(ByteBuffer[] srcs, int offset, int length) throws IOException {
+        long total = 0;
+        for (int i = offset; i < offset + length; i++) {
+            total += srcs[i].remaining();
+        }
+        if (total == 0) {
+            return 0;
+        }
+        int len = (int) Math.min(total, Integer.MAX_VALUE - 4096);
+        Call c = Call.get();
+        try (Arena once = len > STAGE ? Arena.ofConfined() : null) {
+            MemorySegment s = once != null ? once.allocate(len, 4096) : c.scratch(len);
+            long at = 0;
+            for (int i = offset; i < offset + length && at < len; i++) {
+                ByteBuffer b = srcs[i];
+                int take = (int) Math.min(b.remaining(), len - at);
+                MemorySegment from = b.isDirect() ? Memory.whole(b).asSlice(b.position(), take)
+                        : MemorySegment.ofBuffer(b).asSlice(0, take);
+                MemorySegment.copy(from, 0, s, at, take);
+                at += take;
+            }
+            int n = writeFrom(null, s.address(), len, -1, once != null ? null : c);
+            long left = n;
+            for (int i = offset; i < offset + length && left > 0; i++) {
+                ByteBuffer b = srcs[i];
+                int step = (int) Math.min(b.remaining(), left);
+                b.position(b.position() + step);
+                left -= step;
+            }
+            return n;
+        } finally {
+            c.release();
         }
     }
 
@@ -894,28 +924,33 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         }
     }
 
+    /**
+     * Writes a heap buffer (or a shared arena's) through staging memory in one call, as the JDK's channel does: an
+     * append from many threads or processes then lands whole.
+     */
     private int stagedWrite(ByteBuffer src, long position) throws IOException {
-        int total = 0;
-        while (src.hasRemaining()) {
-            int piece = Math.min(src.remaining(), STAGE);
-            Call c = Call.get();
-            int n;
-            try {
-                MemorySegment s = c.scratch(piece);
-                MemorySegment from = src.isDirect() ? Memory.whole(src).asSlice(src.position(), piece)
-                        : MemorySegment.ofBuffer(src).asSlice(0, piece);
-                MemorySegment.copy(from, 0, s, 0, piece);
-                n = writeFrom(null, s.address(), piece, position < 0 ? -1 : position + total, c);
+        int len = src.remaining();
+        MemorySegment from = src.isDirect() ? Memory.whole(src).asSlice(src.position(), len)
+                : MemorySegment.ofBuffer(src);
+        Call c = Call.get();
+        try {
+            if (len <= STAGE) {
+                MemorySegment s = c.scratch(len);
+                MemorySegment.copy(from, 0, s, 0, len);
+                int n = writeFrom(null, s.address(), len, position, c);
                 src.position(src.position() + n);
-            } finally {
-                c.release();
+                return n;
             }
-            total += n;
-            if (n < piece) {
-                break;
+            try (Arena once = Arena.ofConfined()) {
+                MemorySegment s = once.allocate(len, 4096);
+                MemorySegment.copy(from, 0, s, 0, len);
+                int n = writeFrom(null, s.address(), len, position, null);
+                src.position(src.position() + n);
+                return n;
             }
+        } finally {
+            c.release();
         }
-        return total;
     }
 
     /** Writes {@code len} bytes from the native memory at {@code address}; {@code src} (or null) advances. */
@@ -1319,11 +1354,8 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         if (position < 0 || count < 0) {
             throw new IllegalArgumentException();
         }
-        if (position > size0()) {
-            return 0;
-        }
         if (count == 0) {
-            return 0;
+            return 0; // a position past the end is written there, growing the file, as the JDK does since 21
         }
         if (src instanceof UringFileChannel u && !append && !direct && !u.direct) {
             u.positionLock.lock();
@@ -1414,35 +1446,60 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
 
     @Override
     public MappedByteBuffer map(MapMode mode, long position, long size) throws IOException {
+        // the JDK's order: the size a buffer can have, the mode, the channel, then the range
+        if (size > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("Size exceeds Integer.MAX_VALUE");
+        }
+        Objects.requireNonNull(mode, "Mode is null");
         ensureOpen();
         return jdk().map(mode, position, size);
     }
 
     @Override
     public MemorySegment map(MapMode mode, long offset, long size, Arena arena) throws IOException {
+        Objects.requireNonNull(mode, "Mode is null");
+        Objects.requireNonNull(arena, "Arena is null");
+        // the JDK's order: the arena (closed, or confined to another thread), the range, then the channel
+        if (!arena.scope().isAlive()) {
+            throw new IllegalStateException("Already closed");
+        }
+        if (offset < 0) {
+            throw new IllegalArgumentException("Requested bytes offset must be >= 0.");
+        }
+        if (size < 0) {
+            throw new IllegalArgumentException("Requested bytes size must be >= 0.");
+        }
         ensureOpen();
         return jdk().map(mode, offset, size, arena);
     }
 
     @Override
     public FileLock lock(long position, long size, boolean shared) throws IOException {
-        ensureOpen();
+        if (!isOpen()) {
+            throw new ClosedChannelException();
+        }
         checkLock(shared);
         FileChannel j = jdk();
         boolean completed = false;
-        begin(); // a lock may wait for another process for as long as it holds the file
         try {
-            FileLock l = j.lock(position, size, shared);
-            completed = true;
-            return new Lock(this, l);
-        } finally {
-            end(completed);
+            begin(); // a lock may wait for another process for as long as it holds the file
+            try {
+                FileLock l = j.lock(position, size, shared);
+                completed = true;
+                return new Lock(this, l);
+            } finally {
+                end(completed);
+            }
+        } catch (java.nio.channels.ClosedByInterruptException e) {
+            throw new java.nio.channels.FileLockInterruptionException(); // as the JDK's channel words it
         }
     }
 
     @Override
     public FileLock tryLock(long position, long size, boolean shared) throws IOException {
-        ensureOpen();
+        if (!isOpen()) {
+            throw new ClosedChannelException(); // not interruptible: it never waits, as the JDK's
+        }
         checkLock(shared);
         FileLock l = jdk().tryLock(position, size, shared);
         return l == null ? null : new Lock(this, l);
