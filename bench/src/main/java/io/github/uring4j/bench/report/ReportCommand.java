@@ -43,6 +43,9 @@ public final class ReportCommand implements Callable<Integer> {
     @Option(names = "--out", description = "Output directory (default: ${DEFAULT-VALUE}).")
     Path out = Path.of("report");
 
+    static final String FILES_SMALL = "Small files through the drop-ins (page cache)";
+    static final String FILES_COPY = "Whole-file copies, the JDK and the drop-ins";
+
     @Option(names = "--collect", split = ",", description = "Instead of running, render these result JSON files (or directories of them): "
             + "results.json / --json output of read, loadtypes, fio, report, and JMH's -rf json output.")
     List<Path> collect;
@@ -82,7 +85,9 @@ public final class ReportCommand implements Callable<Integer> {
                     if (r.params.containsKey("load") && !r.params.containsKey("category")) {
                         r.params.put("category", r.params.get("load") + " " + r.params.get("size"));
                     }
-                    String w = r.params.containsKey("category") && r.params.containsKey("load") ? "Load types" : r.workload;
+                    String w = r.params.containsKey("category") && r.params.containsKey("load") ? "Load types"
+                            : r.workload.startsWith("files-") ? (r.primaryUnit.equals("GB/s") ? FILES_COPY : FILES_SMALL)
+                            : r.workload;
                     byWorkload.computeIfAbsent(w, k -> new ArrayList<>()).add(r);
                 }
                 byWorkload.forEach((w, rows) -> sections.add(new Section(w,
@@ -217,6 +222,20 @@ public final class ReportCommand implements Callable<Integer> {
             List<Result> ltRows = lt.run();
             add(sections, new Section("Load types (page cache)", "uring4j-bench loadtypes --size " + String.join(",", lt.sizes)
                     + " --min-time " + fmt(lt.minTime), ltRows));
+            // 5. whole files through the drop-ins: many small files, open+read+close, a copy
+            io.github.uring4j.bench.files.FilesCommand fc = new io.github.uring4j.bench.files.FilesCommand();
+            fc.dir = dir.resolve("files");
+            fc.count = quick ? 500 : 5000;
+            fc.copySize = quick ? "16M" : "256M";
+            fc.rounds = quick ? 1 : 3;
+            fc.quiet = quiet;
+            String filesCommand = "uring4j-bench files --count " + fc.count + " --copy-size " + fc.copySize + " --rounds "
+                    + fc.rounds;
+            List<Result> fileRows = fc.run();
+            add(sections, new Section(FILES_SMALL, filesCommand,
+                    fileRows.stream().filter(r -> !r.primaryUnit.equals("GB/s")).toList()));
+            add(sections, new Section(FILES_COPY, filesCommand,
+                    fileRows.stream().filter(r -> r.primaryUnit.equals("GB/s")).toList()));
         } finally {
             if (!keepData) {
                 deleteTree(dir);

@@ -30,6 +30,7 @@ public final class Section {
         {"registeredFiles", "preOpenedFileChannels"}, {"ringOpenReadClose", "fileChannelOpenReadClose"},
         {"ringNative", "directBuffer"}, {"ringSplice", "transferTo"}, {"ringWholeFile", "fileSizeBuffer"},
         {"ring8k", "manualBuffer8k"}, {"asyncOpenReadCloseOnVirtualThreads", "fileChannelOpenReadCloseOnVirtualThreads"},
+        {"uring4j", "jdk"}, {"uring4j transferTo", "jdk transferTo"}, {"uring4j transferTo", "jdk Files.copy"},
     };
 
     public boolean hasLatency() {

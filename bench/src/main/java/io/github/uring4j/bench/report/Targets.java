@@ -52,6 +52,30 @@ public final class Targets {
                     String.format(Locale.ROOT, "%.2f×", ratio(dropVt, jdkVt)), "≥ 1.00×, carriers ≤ cores",
                     ratio(dropVt, jdkVt) >= 1 && c <= cores ? "yes" : "no"));
         }
+        Predicate<Section> small = s -> s.title.startsWith("Small files through the drop-ins");
+        add(out, "drop-ins: Files.readAllBytes of small (4-64 KiB) cached files vs the JDK",
+                ratio(find(sections, small, "uring4j", "readAllBytes 4-64 KiB"), find(sections, small, "jdk",
+                        "readAllBytes 4-64 KiB")), 1.3);
+        add(out, "drop-ins: FileChannel open + read + close of 4 KiB vs the JDK",
+                ratio(find(sections, small, "uring4j", "open+read+close 4 KiB"), find(sections, small, "jdk",
+                        "open+read+close 4 KiB")), 1.3);
+        for (Section s : sections) {
+            if (!s.title.startsWith("Whole-file copies")) {
+                continue;
+            }
+            for (Result r : s.rows) {
+                if (!r.strategy.equals("uring4j transferTo")) {
+                    continue;
+                }
+                String c = r.params.get("category");
+                Result a = find(sections, x -> x == s, "jdk transferTo", c);
+                Result b = find(sections, x -> x == s, "jdk Files.copy", c);
+                double best = Math.max(a == null ? 0 : a.primaryValue(), b == null ? 0 : b.primaryValue());
+                if (best > 0) {
+                    add(out, "drop-ins: " + c + ", transferTo vs the best JDK way", r.primaryValue() / best, 1.0);
+                }
+            }
+        }
         for (String threads : new String[] {"1 thread", "2 threads"}) {
             Predicate<Section> read = s -> s.title.startsWith("JMH JUringReadBenchmark") && s.title.endsWith(", " + threads);
             double worst = worstRatio(sections, read, "registeredFiles", "preOpenedFileChannels");

@@ -1,0 +1,318 @@
+package io.github.uring4j.bench.files;
+
+import io.github.uring4j.bench.UsageError;
+import io.github.uring4j.bench.common.Environment;
+import io.github.uring4j.bench.common.Progress;
+import io.github.uring4j.bench.common.Result;
+import io.github.uring4j.bench.common.ResultFile;
+import io.github.uring4j.bench.common.RingFiles;
+import io.github.uring4j.bench.common.Sizes;
+import io.github.uring4j.bench.data.Generator;
+import io.github.uring4j.nio.UringFileSystemProvider;
+import io.github.uring4j.nio.UringFiles;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.FileSystem;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.zip.CRC32C;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code files}: what the drop-ins do for whole files, beside the JDK on the same files in the same run: many small
+ * files read whole with {@code Files.readAllBytes} (through uring4j's provider, made in this JVM over the built-in
+ * one), open + read + close of 4 KiB through {@code FileChannel}, and a whole-file copy with {@code Files.copy} and
+ * {@code transferTo}, from the page cache and from the device. Every byte read or copied is checked.
+ */
+@Command(name = "files", mixinStandardHelpOptions = true, versionProvider = io.github.uring4j.bench.Version.class,
+        description = "Whole files through the JDK and through uring4j's drop-ins, interleaved: Files.readAllBytes of many "
+                + "small files, open+read+close of 4 KiB, and a whole-file copy (Files.copy, transferTo) from the page cache "
+                + "and from the device. Every byte is checked.")
+public final class FilesCommand implements Callable<Integer> {
+
+    @Option(names = "--dir", description = "Directory for the files (default: ${DEFAULT-VALUE}).")
+    public Path dir = Path.of(System.getProperty("java.io.tmpdir"), "uring4j-files");
+
+    @Option(names = "--count", description = "Small files, 4 to 64 KiB each (default: ${DEFAULT-VALUE}).")
+    public int count = 10_000;
+
+    @Option(names = "--copy-size", description = "Size of the copied file (default: ${DEFAULT-VALUE}).")
+    public String copySize = "1G";
+
+    @Option(names = "--rounds", description = "Rounds; each runs every case for every strategy (default: ${DEFAULT-VALUE}).")
+    public int rounds = 3;
+
+    @Option(names = "--json", description = "Also write the rows to this JSON file.")
+    Path json;
+
+    @Option(names = {"-q", "--quiet"}, description = "No progress display.")
+    public boolean quiet;
+
+    /**
+     * One way to do a case: times only the work (setup, such as dropping the page cache, and the full check of a
+     * copy stay outside) and returns {nanoseconds, bytes}. {@code full}: check every byte read (the unmeasured first
+     * pass), else the length and both ends of every file.
+     */
+    private interface Way {
+        long[] run(boolean full) throws IOException;
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        List<Result> rows = run();
+        System.out.println(table(rows));
+        Environment env = Environment.capture(dir, "see each case");
+        System.out.println("# " + env.oneLine());
+        if (json != null) {
+            new ResultFile("files", env, rows).write(json);
+        }
+        return 0;
+    }
+
+    /** Generates the files, runs every case and strategy {@link #rounds} times, and returns the median rows. */
+    @SuppressWarnings("try") // the progress display lives as long as the block, unreferenced
+    public List<Result> run() throws Exception {
+        if (count <= 0 || rounds <= 0) {
+            throw new UsageError("--count and --rounds must be positive");
+        }
+        long copyBytes = Sizes.parse("--copy-size", copySize);
+        Generator.checkSpace(dir, 3 * copyBytes + 40L * count * 1024);
+        Path small = Files.createDirectories(dir.resolve("small"));
+        long[] crcs = new long[count];
+        long smallBytes = writeSmallFiles(small, crcs);
+        Path src = dir.resolve("copy-source.bin");
+        long srcCrc = writeBigFile(src, copyBytes);
+        Path dst = dir.resolve("copy-target.bin");
+        FileSystem ours = new UringFileSystemProvider(FileSystems.getDefault().provider())
+                .getFileSystem(URI.create("file:///"));
+        Path[] jdkPaths = new Path[count];
+        Path[] ourPaths = new Path[count];
+        for (int i = 0; i < count; i++) {
+            jdkPaths[i] = small.resolve(name(i));
+            ourPaths[i] = ours.getPath(jdkPaths[i].toString());
+        }
+        Map<String, Way> ways = new LinkedHashMap<>();
+        ways.put("readAllBytes 4-64 KiB|jdk", full -> readAll(jdkPaths, crcs, full));
+        ways.put("readAllBytes 4-64 KiB|uring4j", full -> readAll(ourPaths, crcs, full));
+        ways.put("open+read+close 4 KiB|jdk", full -> openReadClose(jdkPaths, false, full));
+        ways.put("open+read+close 4 KiB|uring4j", full -> openReadClose(jdkPaths, true, full));
+        for (String cache : List.of("cached", "uncached")) {
+            String c = "copy " + Sizes.format(copyBytes) + " " + cache;
+            boolean drop = cache.equals("uncached");
+            ways.put(c + "|jdk Files.copy", full -> copy(src, dst, srcCrc, drop, 0));
+            ways.put(c + "|jdk transferTo", full -> copy(src, dst, srcCrc, drop, 1));
+            ways.put(c + "|uring4j transferTo", full -> copy(src, dst, srcCrc, drop, 2));
+        }
+        Map<String, List<double[]>> samples = new LinkedHashMap<>();
+        AtomicLong done = new AtomicLong();
+        try (Progress p = new Progress("files", 0, done::get, "MB", 1e6, quiet)) {
+            for (Way w : ways.values()) {
+                w.run(true); // one unmeasured pass, every byte checked: the JIT, and the small files into the page cache
+            }
+            for (int r = 0; r < rounds; r++) {
+                for (Map.Entry<String, Way> e : ways.entrySet()) {
+                    long[] t = e.getValue().run(false);
+                    done.addAndGet(t[1]);
+                    samples.computeIfAbsent(e.getKey(), k -> new ArrayList<>()).add(new double[] {t[0], t[1]});
+                }
+            }
+        } finally {
+            Files.deleteIfExists(dst);
+        }
+        List<Result> rows = new ArrayList<>();
+        for (Map.Entry<String, List<double[]>> e : samples.entrySet()) {
+            String[] k = e.getKey().split("\\|");
+            List<double[]> s = new ArrayList<>(e.getValue());
+            s.sort((x, y) -> Double.compare(x[0], y[0]));
+            double[] mid = s.get(s.size() / 2);
+            Result r = new Result("files-" + k[0].replaceAll("[^a-zA-Z0-9]+", "-").toLowerCase(Locale.ROOT), k[1])
+                    .param("category", k[0]).param("rounds", rounds);
+            if (k[0].startsWith("copy")) {
+                r.primary("gb_per_s", "GB/s").metric("gb_per_s", mid[1] / (mid[0] / 1e9) / 1e9);
+            } else {
+                double files = count;
+                r.primary("files_per_s", "files/s").metric("files_per_s", files / (mid[0] / 1e9))
+                        .metric("us_per_file", mid[0] / 1e3 / files);
+            }
+            rows.add(r);
+        }
+        if (smallBytes <= 0) {
+            throw new IOException("no small files written");
+        }
+        return rows;
+    }
+
+    private static String name(int i) {
+        return String.format(Locale.ROOT, "f%06d.bin", i);
+    }
+
+    /** The content of small file {@code i}: 4 to 64 KiB of bytes that depend on {@code i}. */
+    private static byte[] content(int i) {
+        SplittableRandom r = new SplittableRandom(i * 7919L + 1);
+        byte[] b = new byte[4096 + r.nextInt(60 * 1024 + 1)];
+        r.nextBytes(b);
+        return b;
+    }
+
+    /** Every byte ({@code full}), or the length and the first and last 8 bytes of the content of file {@code i}. */
+    private static boolean same(byte[] got, int len, int i, long crc, boolean full) {
+        if (full) {
+            return crc(got, 0, len) == crc;
+        }
+        byte[] want = content(i);
+        return len == want.length && java.util.Arrays.equals(got, 0, 8, want, 0, 8)
+                && java.util.Arrays.equals(got, len - 8, len, want, want.length - 8, want.length);
+    }
+
+    private long writeSmallFiles(Path small, long[] crcs) throws IOException {
+        long total = 0;
+        for (int i = 0; i < crcs.length; i++) {
+            byte[] b = content(i);
+            Path p = small.resolve(name(i));
+            if (!Files.isRegularFile(p) || Files.size(p) != b.length) {
+                Files.write(p, b);
+            }
+            crcs[i] = crc(b, 0, b.length);
+            total += b.length;
+        }
+        return total;
+    }
+
+    private static long writeBigFile(Path p, long size) throws IOException {
+        byte[] chunk = new byte[1 << 20];
+        new SplittableRandom(42).nextBytes(chunk);
+        CRC32C crc = new CRC32C();
+        boolean present = Files.isRegularFile(p) && Files.size(p) == size;
+        try (FileChannel ch = present ? null : FileChannel.open(p, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING)) {
+            for (long at = 0; at < size; at += chunk.length) {
+                int n = (int) Math.min(chunk.length, size - at);
+                crc.update(chunk, 0, n);
+                if (ch != null) {
+                    ByteBuffer b = ByteBuffer.wrap(chunk, 0, n);
+                    while (b.hasRemaining()) {
+                        ch.write(b);
+                    }
+                }
+            }
+        }
+        return crc.getValue();
+    }
+
+    private static long crc(byte[] b, int off, int len) {
+        CRC32C c = new CRC32C();
+        c.update(b, off, len);
+        return c.getValue();
+    }
+
+    private static long[] readAll(Path[] paths, long[] crcs, boolean full) throws IOException {
+        long bytes = 0;
+        long nanos = 0;
+        for (int i = 0; i < paths.length; i++) {
+            long t0 = System.nanoTime();
+            byte[] b = Files.readAllBytes(paths[i]);
+            nanos += System.nanoTime() - t0;
+            if (!same(b, b.length, i, crcs[i], full)) {
+                throw new IOException("wrong bytes read from " + paths[i]);
+            }
+            bytes += b.length;
+        }
+        return new long[] {nanos, bytes};
+    }
+
+    private static long[] openReadClose(Path[] paths, boolean ours, boolean full) throws IOException {
+        ByteBuffer b = ByteBuffer.allocate(4096);
+        long nanos = 0;
+        for (int i = 0; i < paths.length; i++) {
+            long t0 = System.nanoTime();
+            try (FileChannel ch = ours ? UringFiles.newFileChannel(paths[i], StandardOpenOption.READ)
+                    : FileChannel.open(paths[i], StandardOpenOption.READ)) {
+                b.clear();
+                while (b.hasRemaining() && ch.read(b) > 0) {
+                    // every file has at least 4 KiB
+                }
+            }
+            nanos += System.nanoTime() - t0;
+            byte[] want = content(i);
+            if (b.position() != 4096 || (full ? crc(b.array(), 0, 4096) != crc(want, 0, 4096)
+                    : !java.util.Arrays.equals(b.array(), 0, 8, want, 0, 8)
+                            || !java.util.Arrays.equals(b.array(), 4088, 4096, want, 4088, 4096))) {
+                throw new IOException("wrong bytes read from " + paths[i]);
+            }
+        }
+        return new long[] {nanos, 4096L * paths.length};
+    }
+
+    /** Copies {@code src} to {@code dst} one way (0: Files.copy, 1: the JDK's transferTo, 2: ours) and checks it. */
+    private static long[] copy(Path src, Path dst, long want, boolean uncached, int way) throws IOException {
+        Files.deleteIfExists(dst);
+        if (uncached) {
+            RingFiles.dropFromPageCache(src);
+        } else {
+            crcOf(src); // read into the page cache
+        }
+        long size = Files.size(src);
+        long t0 = System.nanoTime();
+        switch (way) {
+            case 0 -> Files.copy(src, dst, StandardCopyOption.REPLACE_EXISTING);
+            case 1 -> transfer(FileChannel.open(src, StandardOpenOption.READ), FileChannel.open(dst,
+                    StandardOpenOption.CREATE, StandardOpenOption.WRITE), size);
+            default -> transfer(UringFiles.newFileChannel(src, StandardOpenOption.READ), UringFiles.newFileChannel(dst,
+                    StandardOpenOption.CREATE, StandardOpenOption.WRITE), size);
+        }
+        long nanos = System.nanoTime() - t0;
+        if (crcOf(dst) != want) {
+            throw new IOException("the copy " + dst + " differs from " + src);
+        }
+        return new long[] {nanos, size};
+    }
+
+    private static void transfer(FileChannel in, FileChannel out, long size) throws IOException {
+        try (in; out) {
+            long at = 0;
+            while (at < size) {
+                long n = in.transferTo(at, size - at, out);
+                if (n <= 0) {
+                    throw new IOException("transferTo moved nothing at " + at + " of " + size);
+                }
+                at += n;
+            }
+        }
+    }
+
+    private static long crcOf(Path p) throws IOException {
+        CRC32C c = new CRC32C();
+        ByteBuffer b = ByteBuffer.allocateDirect(1 << 20);
+        try (FileChannel ch = FileChannel.open(p, StandardOpenOption.READ)) {
+            while (ch.read(b.clear()) > 0) {
+                c.update(b.flip());
+            }
+        }
+        return c.getValue();
+    }
+
+    /** Rows as a text table: one line per case and strategy. */
+    public static String table(List<Result> rows) {
+        StringBuilder b = new StringBuilder(String.format(Locale.ROOT, "%-26s %-20s %14s%n", "case", "strategy", "rate"));
+        for (Result r : rows) {
+            b.append(String.format(Locale.ROOT, "%-26s %-20s %14s%n", r.params.get("category"), r.strategy,
+                    r.primaryUnit.equals("GB/s") ? String.format(Locale.ROOT, "%.3f GB/s", r.primaryValue())
+                            : String.format(Locale.ROOT, "%,.0f files/s", r.primaryValue())));
+        }
+        return b.toString();
+    }
+}
