@@ -110,6 +110,11 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
     private volatile boolean nowaitWrites = true;
     /** Set by the library's own streams: an interrupt neither closes the channel nor stops the operation. */
     volatile boolean uninterruptible;
+    /**
+     * A channel of {@code Files.newByteChannel}: when an interrupt meets it, it first asks whether
+     * {@code Files.readAllBytes} (or {@code readString}) is the caller, which the JDK makes uninterruptible.
+     */
+    private volatile boolean askWhenInterrupted;
     /** The file mapped for reads on platform threads, once the channel has read often enough; or null. */
     private volatile Mapping mapping;
     /** Positional reads seen before a mapping is made (racy: a count, not a promise). */
@@ -255,9 +260,22 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         if (!isOpen()) {
             throw new ClosedChannelException();
         }
-        if (!uninterruptible && Thread.currentThread().isInterrupted()) {
+        if (!uninterruptible && Thread.currentThread().isInterrupted() && !readAllBytesCaller()) {
             interruptedBeforeCall();
         }
+    }
+
+    /** See {@link #askWhenInterrupted}; once the answer is yes, the channel stays uninterruptible. */
+    void askWhenInterrupted() {
+        askWhenInterrupted = true;
+    }
+
+    private boolean readAllBytesCaller() {
+        if (askWhenInterrupted && UringFileSystemProvider.calledByReadAllBytes()) {
+            uninterruptible = true;
+            return true;
+        }
+        return false;
     }
 
     /** Counts a call on {@link #fd}; false once the channel closed (the descriptor may be gone). */
@@ -990,7 +1008,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
      * ({@code EINTR} retried). Not interruptible: it never waits for long.
      */
     private long inline(boolean read, long address, int len, long position, int rwf, Call held) throws IOException {
-        if (Thread.currentThread().isInterrupted() && !uninterruptible) {
+        if (Thread.currentThread().isInterrupted() && !uninterruptible && !readAllBytesCaller()) {
             interruptedBeforeCall();
         }
         Call c = held != null ? held : Call.get();

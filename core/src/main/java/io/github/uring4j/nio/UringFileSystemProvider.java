@@ -11,6 +11,7 @@ import java.nio.file.AccessMode;
 import java.nio.file.CopyOption;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileStore;
+import java.nio.file.Files;
 import java.nio.file.FileSystem;
 import java.nio.file.FileSystems;
 import java.nio.file.LinkOption;
@@ -60,7 +61,7 @@ import java.util.concurrent.ExecutorService;
  * file system, so Unix domain sockets cannot be used while another provider is the default.
  */
 public final class UringFileSystemProvider extends FileSystemProvider {
-    private static final StackWalker STACK = StackWalker.getInstance();
+    private static final StackWalker STACK = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE);
     /** As the built-in {@code newOutputStream} with no options. */
     private static final Set<OpenOption> DEFAULT_OUTPUT_OPTIONS = Set.of(StandardOpenOption.CREATE,
             StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE);
@@ -149,13 +150,14 @@ public final class UringFileSystemProvider extends FileSystemProvider {
     }
 
     /**
-     * Whether {@code Files.readAllBytes} (or {@code readString}, which calls it) is opening the channel: the JDK
+     * Whether {@code Files.readAllBytes} (or {@code readString}, which calls it) is on the caller's stack: the JDK
      * makes its own channel uninterruptible there, and so does this provider.
      */
-    private static boolean calledByReadAllBytes() {
-        return STACK.walk(frames -> frames.limit(8)
-                .anyMatch(f -> f.getMethodName().equals("readAllBytes")
-                        && f.getClassName().equals("java.nio.file.Files")));
+    static boolean calledByReadAllBytes() {
+        // Classes compare by reference: only a frame of Files has its method name looked up (a name is a new
+        // String each time). uring4j's own channels ask only when an interrupt meets them.
+        return STACK.walk(frames -> frames.limit(20)
+                .anyMatch(f -> f.getDeclaringClass() == Files.class && f.getMethodName().equals("readAllBytes")));
     }
 
     /** {@return {@code "file"}} */
@@ -270,6 +272,12 @@ public final class UringFileSystemProvider extends FileSystemProvider {
     public SeekableByteChannel newByteChannel(Path path, Set<? extends OpenOption> options,
             FileAttribute<?>... attrs) throws IOException {
         FileChannel ch = opener.open(builtinPath(path), options, attrs);
+        if (ch instanceof UringFileChannel u) {
+            // uring4j's channel looks at the stack only when an interrupt meets it: a walk per open cost an eighth
+            // of a small file's Files.readAllBytes
+            u.askWhenInterrupted();
+            return ch;
+        }
         if (Builtin.isJdks(ch) || !calledByReadAllBytes()) {
             return ch; // Files.readAllBytes tells the JDK's own channel itself
         }
