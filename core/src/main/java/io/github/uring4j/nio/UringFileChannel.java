@@ -208,19 +208,14 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
             IoExecutor executor) throws IOException {
         String p = path.toString();
         Opening o = Opening.of(p, options, attrs, false);
-        byte[] bytes = p.getBytes(JNU);
-        for (byte b : bytes) {
-            if (b == 0) {
-                throw new java.nio.file.InvalidPathException(p, "Nul character not allowed");
-            }
+        if (p.indexOf('\0') >= 0) {
+            throw new java.nio.file.InvalidPathException(p, "Nul character not allowed");
         }
         Call c = Call.get();
         int fd;
         int alignment = 0;
         try {
-            MemorySegment cPath = c.scratch(bytes.length + 1L);
-            MemorySegment.copy(bytes, 0, cPath, JAVA_BYTE_LAYOUT, 0, bytes.length);
-            cPath.set(JAVA_BYTE_LAYOUT, bytes.length, (byte) 0);
+            MemorySegment cPath = cPath(c, p);
             do {
                 fd = LeanCalls.open(c.capture, cPath, o.flags, o.mode);
             } while (fd == -Errno.EINTR);
@@ -247,7 +242,21 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         return new UringFileChannel(p, fd, o, alignment, executor);
     }
 
-    private static final java.lang.foreign.ValueLayout.OfByte JAVA_BYTE_LAYOUT = java.lang.foreign.ValueLayout.JAVA_BYTE;
+    private static final boolean JNU_IS_UTF8 = JNU.equals(StandardCharsets.UTF_8);
+
+    /** {@code p} as the NUL-terminated bytes the JDK would pass to {@code open(2)}, in {@code c}'s staging memory. */
+    private static MemorySegment cPath(Call c, String p) {
+        if (JNU_IS_UTF8) {
+            MemorySegment s = c.scratch(p.length() * 3L + 1);
+            s.setString(0, p); // UTF-8, NUL-terminated, without an intermediate byte[]
+            return s;
+        }
+        byte[] bytes = p.getBytes(JNU);
+        MemorySegment s = c.scratch(bytes.length + 1L);
+        MemorySegment.copy(bytes, 0, s, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, bytes.length);
+        s.set(java.lang.foreign.ValueLayout.JAVA_BYTE, bytes.length, (byte) 0);
+        return s;
+    }
 
     // ============================================================================================ use and close
 

@@ -25,6 +25,8 @@ import javax.management.ObjectName;
  */
 public final class UringFiles {
     private static volatile IoExecutor executor;
+    /** {@link #executor} runs on io_uring (checked once per executor, not per open). */
+    private static volatile boolean onUring;
     private static volatile boolean warned;
     private static volatile boolean registered;
 
@@ -33,12 +35,31 @@ public final class UringFiles {
 
     /** As {@link FileChannel#open(Path, OpenOption...)}. */
     public static FileChannel newFileChannel(Path path, OpenOption... options) throws IOException {
+        return newFileChannel(path, optionSet(options));
+    }
+
+    /** The options as a set, as {@code FileChannel.open} takes them (a repeated option is one option). */
+    private static Set<OpenOption> optionSet(OpenOption[] options) {
         Objects.requireNonNull(options, "options");
-        Set<OpenOption> set = new HashSet<>(options.length);
+        boolean standard = true;
         for (OpenOption o : options) {
-            set.add(Objects.requireNonNull(o));
+            standard &= Objects.requireNonNull(o) instanceof java.nio.file.StandardOpenOption;
         }
-        return newFileChannel(path, set);
+        if (standard) {
+            java.util.EnumSet<java.nio.file.StandardOpenOption> set =
+                    java.util.EnumSet.noneOf(java.nio.file.StandardOpenOption.class);
+            for (OpenOption o : options) {
+                set.add((java.nio.file.StandardOpenOption) o);
+            }
+            @SuppressWarnings("unchecked") // a set of StandardOpenOption is read as a set of OpenOption only
+            Set<OpenOption> read = (Set<OpenOption>) (Set<?>) set;
+            return read;
+        }
+        Set<OpenOption> set = new HashSet<>(options.length * 2);
+        for (OpenOption o : options) {
+            set.add(o);
+        }
+        return set;
     }
 
     /** As {@link FileChannel#open(Path, Set, FileAttribute...)}. */
@@ -57,12 +78,7 @@ public final class UringFiles {
     /** As {@link AsynchronousFileChannel#open(Path, OpenOption...)}. */
     public static AsynchronousFileChannel newAsynchronousFileChannel(Path path, OpenOption... options)
             throws IOException {
-        Objects.requireNonNull(options, "options");
-        Set<OpenOption> set = new HashSet<>(options.length);
-        for (OpenOption o : options) {
-            set.add(Objects.requireNonNull(o));
-        }
-        return newAsynchronousFileChannel(path, set, null);
+        return newAsynchronousFileChannel(path, optionSet(options), null);
     }
 
     /** As {@link AsynchronousFileChannel#open(Path, Set, ExecutorService, FileAttribute...)}. */
@@ -88,12 +104,16 @@ public final class UringFiles {
      */
     static IoExecutor executor() {
         IoExecutor e = executor;
+        if (e != null && onUring && e.isOpen()) {
+            return e;
+        }
         if (e == null || !e.isOpen()) {
             e = IoExecutor.defaultExecutor();
+            onUring = e.backend() == Backend.IO_URING;
             executor = e;
             register();
         }
-        if (e.backend() != Backend.IO_URING) {
+        if (!onUring) {
             if (!warned) {
                 warned = true;
                 Log.warn("uring4j: the drop-in channels are the JDK's own: "
