@@ -123,8 +123,15 @@ public final class FilesCommand implements Callable<Integer> {
             for (Way w : ways.values()) {
                 w.run(true); // one unmeasured pass, every byte checked: the JIT, and the small files into the page cache
             }
+            List<Map.Entry<String, Way>> order = new ArrayList<>(ways.entrySet());
             for (int r = 0; r < rounds; r++) {
-                for (Map.Entry<String, Way> e : ways.entrySet()) {
+                // every other round backwards: no way always runs right after the same other (a copy's written-back
+                // pages, or the page cache another left behind, would always fall on the same one)
+                List<Map.Entry<String, Way>> now = new ArrayList<>(order);
+                if (r % 2 == 1) {
+                    java.util.Collections.reverse(now);
+                }
+                for (Map.Entry<String, Way> e : now) {
                     long[] t = e.getValue().run(false);
                     done.addAndGet(t[1]);
                     samples.computeIfAbsent(e.getKey(), k -> new ArrayList<>()).add(new double[] {t[0], t[1]});
@@ -277,6 +284,10 @@ public final class FilesCommand implements Callable<Integer> {
         long nanos = System.nanoTime() - t0;
         if (crcOf(dst) != want) {
             throw new IOException("the copy " + dst + " differs from " + src);
+        }
+        // the copy's pages to the disk now, outside the timing, so that their writeback slows no later measurement
+        try (FileChannel ch = FileChannel.open(dst, StandardOpenOption.WRITE)) {
+            ch.force(true);
         }
         return new long[] {nanos, size};
     }
