@@ -138,5 +138,11 @@ class ChildJvmTest {
         String refused = out.stream().filter(l -> l.startsWith("REFUSED ")).findFirst().orElseThrow();
         assertTrue(refused.contains("--enable-native-access=ALL-UNNAMED"), refused);
         assertEquals(1, out.stream().filter(l -> l.contains("uring4j: falling back")).count(), out.toString());
+        assertEquals(2, out.stream().filter(l -> l.equals("DROPIN sun.nio.ch.FileChannelImpl OK")).count(),
+                out.toString());
+        assertEquals(1, out.stream().filter(l -> l.contains("the drop-in channels are the JDK's own")).count(),
+                out.toString());
+        String stats = out.stream().filter(l -> l.startsWith("DROPIN-STATS ")).findFirst().orElseThrow();
+        assertTrue(stats.contains("uringChannels=0,") && stats.contains("jdkChannels=2,"), stats);
     }
 }

@@ -71,6 +71,16 @@ public final class ChildMain {
         } catch (java.io.IOException e) {
             System.out.println("REFUSED " + e.getMessage());
         }
+        // the drop-ins serve the JDK's own channels, after one warning, and still work
+        for (int i = 0; i < 2; i++) {
+            try (java.nio.channels.FileChannel ch = io.github.uring4j.nio.UringFiles.newFileChannel(p,
+                    StandardOpenOption.READ)) {
+                ByteBuffer b = ByteBuffer.allocate(10);
+                ch.read(b, 100);
+                System.out.println("DROPIN " + ch.getClass().getName() + " " + (b.get(9) == data[9] ? "OK" : "BAD"));
+            }
+        }
+        System.out.println("DROPIN-STATS " + io.github.uring4j.nio.UringFiles.statistics());
     }
 
     /** Case 22: registering buffers over the memlock limit falls back to unregistered I/O. */
