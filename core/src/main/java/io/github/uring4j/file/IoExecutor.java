@@ -4,6 +4,7 @@ import io.github.uring4j.engine.BouncePool;
 import io.github.uring4j.engine.Log;
 import io.github.uring4j.engine.EngineConfig;
 import io.github.uring4j.engine.ExecutorDoor;
+import io.github.uring4j.engine.Jmx;
 import io.github.uring4j.engine.IoBackend;
 import io.github.uring4j.engine.ResultFilter;
 import io.github.uring4j.engine.select.Engines;
@@ -13,10 +14,6 @@ import io.github.uring4j.ring.UringException;
 import io.github.uring4j.ring.UringUnavailableException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.lang.management.ManagementFactory;
-import javax.management.InstanceAlreadyExistsException;
-import javax.management.JMException;
-import javax.management.MBeanServer;
 import javax.management.ObjectName;
 import javax.management.StandardMBean;
 import java.util.Objects;
@@ -159,21 +156,13 @@ public final class IoExecutor implements AutoCloseable {
 
     /** Registers the MXBean; a second executor of the same name gets a numbered one. Null if JMX refuses. */
     private ObjectName register() {
-        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-        for (int i = 1; i < 1000; i++) {
-            try {
-                ObjectName on = new ObjectName("io.github.uring4j:type=IoExecutor,name="
-                        + ObjectName.quote(i == 1 ? name : name + "#" + i));
-                server.registerMBean(new StandardMBean(new Stats(), IoExecutorMXBean.class, true), on);
-                return on;
-            } catch (InstanceAlreadyExistsException e) {
-                // that name is taken: try the next number
-            } catch (JMException | RuntimeException e) {
-                Log.warn("the JMX view of executor " + name + " could not be registered: " + e);
-                return null;
-            }
+        try {
+            return Jmx.register("io.github.uring4j:type=IoExecutor", name,
+                    new StandardMBean(new Stats(), IoExecutorMXBean.class, true));
+        } catch (RuntimeException e) {
+            Log.warn("the JMX view of executor " + name + " could not be registered: " + e);
+            return null;
         }
-        return null;
     }
 
     /**
@@ -253,11 +242,7 @@ public final class IoExecutor implements AutoCloseable {
         }
         backend.shutdown();
         if (mbean != null) {
-            try {
-                ManagementFactory.getPlatformMBeanServer().unregisterMBean(mbean);
-            } catch (JMException e) {
-                // already gone
-            }
+            Jmx.unregister(mbean);
         }
     }
 

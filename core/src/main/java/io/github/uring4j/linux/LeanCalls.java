@@ -28,8 +28,6 @@ public final class LeanCalls {
     private static final Linker.Option ERRNO = Linker.Option.captureCallState("errno");
     private static final VarHandle ERRNO_HANDLE =
             CAPTURE_LAYOUT.varHandle(MemoryLayout.PathElement.groupElement("errno"));
-    private static final AddressLayout C_STRING = ADDRESS.withTargetLayout(
-            MemoryLayout.sequenceLayout(Long.MAX_VALUE, ValueLayout.JAVA_BYTE));
 
     private static MethodHandle handle(String name, FunctionDescriptor fd, Linker.Option... more) {
         MemorySegment symbol = LINKER.defaultLookup().find(name)
@@ -40,35 +38,81 @@ public final class LeanCalls {
         return LINKER.downcallHandle(symbol, fd, all);
     }
 
-    private static final MethodHandle PREADV2 = handle("preadv2",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG, JAVA_INT));
-    private static final MethodHandle PWRITEV2 = handle("pwritev2",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG, JAVA_INT));
-    private static final MethodHandle OPEN = handle("open",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), Linker.Option.firstVariadicArg(2));
-    private static final MethodHandle CLOSE = handle("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
-    private static final MethodHandle DUP = handle("fcntl",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT), Linker.Option.firstVariadicArg(2));
-    private static final MethodHandle UNLINK = handle("unlink", FunctionDescriptor.of(JAVA_INT, ADDRESS));
-    private static final MethodHandle STATX = handle("statx",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS));
-    private static final MethodHandle FTRUNCATE = handle("ftruncate64",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG));
-    private static final MethodHandle FSYNC = handle("fsync", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
-    private static final MethodHandle FDATASYNC = handle("fdatasync", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
-    private static final MethodHandle LSEEK = handle("lseek64",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
-    private static final MethodHandle COPY_FILE_RANGE = handle("copy_file_range",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
-    private static final MethodHandle STATVFS_BSIZE = handle("fstatvfs64",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
-    private static final MethodHandle STRERROR = LINKER.downcallHandle(
-            LINKER.defaultLookup().find("strerror").orElseThrow(), FunctionDescriptor.of(C_STRING, JAVA_INT));
+    // Each handle sits in a holder class of its own and is linked on first use: a fresh JVM spends tens of
+    // milliseconds on each downcall handle, which the first file a program opens should not wait for.
+    private static final class PREADV2 {
+        static final MethodHandle MH = handle("preadv2",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG, JAVA_INT));
+    }
+    private static final class PWRITEV2 {
+        static final MethodHandle MH = handle("pwritev2",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG, JAVA_INT));
+    }
+    private static final class OPEN {
+        static final MethodHandle MH = handle("open",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), Linker.Option.firstVariadicArg(2));
+    }
+    private static final class CLOSE {
+        static final MethodHandle MH = handle("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    }
+    private static final class DUP {
+        static final MethodHandle MH = handle("fcntl",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT), Linker.Option.firstVariadicArg(2));
+    }
+    private static final class UNLINK {
+        static final MethodHandle MH = handle("unlink", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    }
+    private static final class STATX {
+        static final MethodHandle MH = handle("statx",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS));
+    }
+    private static final class FTRUNCATE {
+        static final MethodHandle MH = handle("ftruncate64",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG));
+    }
+    private static final class FSYNC {
+        static final MethodHandle MH = handle("fsync", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    }
+    private static final class FDATASYNC {
+        static final MethodHandle MH = handle("fdatasync", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    }
+    private static final class LSEEK {
+        static final MethodHandle MH = handle("lseek64",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
+    }
+    private static final class COPY_FILE_RANGE {
+        static final MethodHandle MH = handle("copy_file_range",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
+    }
+    private static final class STATVFS_BSIZE {
+        static final MethodHandle MH = handle("fstatvfs64",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
+    }
+    private static final class STRERROR {
+        // a C string as the target of a pointer: restricted, so it is made here, where it is first needed
+        static final AddressLayout C_STRING = ADDRESS.withTargetLayout(
+                MemoryLayout.sequenceLayout(Long.MAX_VALUE, ValueLayout.JAVA_BYTE));
+        static final MethodHandle MH = LINKER.downcallHandle(
+                LINKER.defaultLookup().find("strerror").orElseThrow(), FunctionDescriptor.of(C_STRING, JAVA_INT));
+    }
 
     /** {@code struct statvfs} on x86-64 and aarch64: {@code f_bsize} is its first field. */
     public static final long STATVFS_SIZE = 112;
 
     private LeanCalls() {
+    }
+
+    /**
+     * Null when these calls can be made here; otherwise why not (native access denied), with the flag that fixes
+     * it. Links the {@code open} handle, which the first channel needs anyway.
+     */
+    public static String problem() {
+        try {
+            OPEN.MH.type();
+            return null;
+        } catch (Throwable t) {
+            return NativeAccess.explain(t);
+        }
     }
 
     /** A capture segment for this layout, from {@code arena}. */
@@ -95,7 +139,7 @@ public final class LeanCalls {
     /** {@code preadv2(fd, iov, count, offset, flags)}; an offset of -1 reads at the file position. */
     public static long preadv2(MemorySegment capture, int fd, MemorySegment iov, int count, long offset, int flags) {
         try {
-            return result((long) PREADV2.invokeExact(capture, fd, iov, count, offset, flags), capture);
+            return result((long) PREADV2.MH.invokeExact(capture, fd, iov, count, offset, flags), capture);
         } catch (Throwable t) {
             throw linkage(t);
         }
@@ -104,7 +148,7 @@ public final class LeanCalls {
     /** {@code pwritev2(fd, iov, count, offset, flags)}; an offset of -1 writes at the file position. */
     public static long pwritev2(MemorySegment capture, int fd, MemorySegment iov, int count, long offset, int flags) {
         try {
-            return result((long) PWRITEV2.invokeExact(capture, fd, iov, count, offset, flags), capture);
+            return result((long) PWRITEV2.MH.invokeExact(capture, fd, iov, count, offset, flags), capture);
         } catch (Throwable t) {
             throw linkage(t);
         }
@@ -112,7 +156,7 @@ public final class LeanCalls {
 
     public static int open(MemorySegment capture, MemorySegment path, int flags, int mode) {
         try {
-            return result((int) OPEN.invokeExact(capture, path, flags, mode), capture);
+            return result((int) OPEN.MH.invokeExact(capture, path, flags, mode), capture);
         } catch (Throwable t) {
             throw linkage(t);
         }
@@ -120,7 +164,7 @@ public final class LeanCalls {
 
     public static int close(MemorySegment capture, int fd) {
         try {
-            return result((int) CLOSE.invokeExact(capture, fd), capture);
+            return result((int) CLOSE.MH.invokeExact(capture, fd), capture);
         } catch (Throwable t) {
             throw linkage(t);
         }
@@ -129,7 +173,7 @@ public final class LeanCalls {
     /** {@code fcntl(fd, F_DUPFD_CLOEXEC, 0)}: a second descriptor of the same open file. */
     public static int dup(MemorySegment capture, int fd) {
         try {
-            return result((int) DUP.invokeExact(capture, fd, Uapi.F_DUPFD_CLOEXEC, 0), capture);
+            return result((int) DUP.MH.invokeExact(capture, fd, Uapi.F_DUPFD_CLOEXEC, 0), capture);
         } catch (Throwable t) {
             throw linkage(t);
         }
@@ -137,7 +181,7 @@ public final class LeanCalls {
 
     public static int unlink(MemorySegment capture, MemorySegment path) {
         try {
-            return result((int) UNLINK.invokeExact(capture, path), capture);
+            return result((int) UNLINK.MH.invokeExact(capture, path), capture);
         } catch (Throwable t) {
             throw linkage(t);
         }
@@ -146,7 +190,7 @@ public final class LeanCalls {
     public static int statx(MemorySegment capture, int dirfd, MemorySegment path, int flags, int mask,
             MemorySegment buf) {
         try {
-            return result((int) STATX.invokeExact(capture, dirfd, path, flags, mask, buf), capture);
+            return result((int) STATX.MH.invokeExact(capture, dirfd, path, flags, mask, buf), capture);
         } catch (Throwable t) {
             throw linkage(t);
         }
@@ -154,7 +198,7 @@ public final class LeanCalls {
 
     public static int ftruncate(MemorySegment capture, int fd, long length) {
         try {
-            return result((int) FTRUNCATE.invokeExact(capture, fd, length), capture);
+            return result((int) FTRUNCATE.MH.invokeExact(capture, fd, length), capture);
         } catch (Throwable t) {
             throw linkage(t);
         }
@@ -162,7 +206,7 @@ public final class LeanCalls {
 
     public static int fsync(MemorySegment capture, int fd, boolean metaData) {
         try {
-            return result(metaData ? (int) FSYNC.invokeExact(capture, fd) : (int) FDATASYNC.invokeExact(capture, fd),
+            return result(metaData ? (int) FSYNC.MH.invokeExact(capture, fd) : (int) FDATASYNC.MH.invokeExact(capture, fd),
                     capture);
         } catch (Throwable t) {
             throw linkage(t);
@@ -171,7 +215,7 @@ public final class LeanCalls {
 
     public static long lseek(MemorySegment capture, int fd, long offset, int whence) {
         try {
-            return result((long) LSEEK.invokeExact(capture, fd, offset, whence), capture);
+            return result((long) LSEEK.MH.invokeExact(capture, fd, offset, whence), capture);
         } catch (Throwable t) {
             throw linkage(t);
         }
@@ -184,7 +228,7 @@ public final class LeanCalls {
     public static long copyFileRange(MemorySegment capture, int in, MemorySegment inOffset, int out,
             MemorySegment outOffset, long length) {
         try {
-            return result((long) COPY_FILE_RANGE.invokeExact(capture, in, inOffset, out, outOffset, length, 0), capture);
+            return result((long) COPY_FILE_RANGE.MH.invokeExact(capture, in, inOffset, out, outOffset, length, 0), capture);
         } catch (Throwable t) {
             throw linkage(t);
         }
@@ -193,7 +237,7 @@ public final class LeanCalls {
     /** {@code fstatvfs(fd, buf)}, {@code buf} at least {@link #STATVFS_SIZE} bytes; {@code f_bsize} is its first long. */
     public static int fstatvfs(MemorySegment capture, int fd, MemorySegment buf) {
         try {
-            return result((int) STATVFS_BSIZE.invokeExact(capture, fd, buf), capture);
+            return result((int) STATVFS_BSIZE.MH.invokeExact(capture, fd, buf), capture);
         } catch (Throwable t) {
             throw linkage(t);
         }
@@ -202,7 +246,7 @@ public final class LeanCalls {
     /** The C library's description of {@code errno}, as the JDK's exceptions word it ("No such file or directory"). */
     public static String strerror(int errno) {
         try {
-            MemorySegment s = (MemorySegment) STRERROR.invokeExact(Math.abs(errno));
+            MemorySegment s = (MemorySegment) STRERROR.MH.invokeExact(Math.abs(errno));
             return s.getString(0);
         } catch (Throwable t) {
             return Errno.name(Math.abs(errno));

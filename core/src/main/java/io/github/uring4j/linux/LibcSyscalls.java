@@ -44,50 +44,103 @@ final class LibcSyscalls implements Syscalls {
 
 
     // syscall(SYS_io_uring_setup, entries, params)
-    private static final MethodHandle SETUP = handle("syscall",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, ADDRESS), Linker.Option.firstVariadicArg(1));
+    // Each handle sits in a holder class of its own and is linked on first use: a fresh JVM spends tens of
+    // milliseconds on each downcall handle, which the first file a program opens should not wait for.
+    private static final class SETUP {
+        static final MethodHandle MH = handle("syscall",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, ADDRESS), Linker.Option.firstVariadicArg(1));
+    }
     // syscall(SYS_io_uring_enter, fd, to_submit, min_complete, flags, arg, argsz)
-    private static final MethodHandle ENTER = handle("syscall",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, ADDRESS, JAVA_LONG),
-            Linker.Option.firstVariadicArg(1));
+    private static final class ENTER {
+        static final MethodHandle MH = handle("syscall",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, ADDRESS, JAVA_LONG),
+                Linker.Option.firstVariadicArg(1));
+    }
     // syscall(SYS_io_uring_register, fd, opcode, arg, nr_args)
-    private static final MethodHandle REGISTER = handle("syscall",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, ADDRESS, JAVA_LONG),
-            Linker.Option.firstVariadicArg(1));
+    private static final class REGISTER {
+        static final MethodHandle MH = handle("syscall",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, ADDRESS, JAVA_LONG),
+                Linker.Option.firstVariadicArg(1));
+    }
 
-    private static final MethodHandle MMAP = handle("mmap",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG));
-    private static final MethodHandle MUNMAP = handle("munmap", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG));
-    private static final MethodHandle MADVISE = handle("madvise",
-            FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
-    private static final MethodHandle EVENTFD = handle("eventfd", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
-    private static final MethodHandle PIPE2 = handle("pipe2", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
-    private static final MethodHandle OPEN = handle("open",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), Linker.Option.firstVariadicArg(2));
-    private static final MethodHandle CLOSE = handle("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
-    private static final MethodHandle READ = handle("read", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
-    private static final MethodHandle WRITE = handle("write", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
-    private static final MethodHandle PREAD = handle("pread64",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG));
-    private static final MethodHandle PWRITE = handle("pwrite64",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG));
-    private static final MethodHandle PREADV2 = handle("preadv2",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG, JAVA_INT));
-    private static final MethodHandle PWRITEV2 = handle("pwritev2",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG, JAVA_INT));
-    private static final MethodHandle FSYNC = handle("fsync", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
-    private static final MethodHandle FDATASYNC = handle("fdatasync", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
-    private static final MethodHandle FTRUNCATE = handle("ftruncate64", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG));
-    private static final MethodHandle FALLOCATE = handle("fallocate64",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG));
-    private static final MethodHandle FADVISE = handle("posix_fadvise64",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
-    private static final MethodHandle SYNC_FILE_RANGE = handle("sync_file_range",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
-    private static final MethodHandle STATX = handle("statx",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS));
+    private static final class MMAP {
+        static final MethodHandle MH = handle("mmap",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG));
+    }
+    private static final class MUNMAP {
+        static final MethodHandle MH = handle("munmap", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG));
+    }
+    private static final class MADVISE {
+        static final MethodHandle MH = handle("madvise",
+                FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
+    }
+    private static final class EVENTFD {
+        static final MethodHandle MH = handle("eventfd", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
+    }
+    private static final class PIPE2 {
+        static final MethodHandle MH = handle("pipe2", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+    }
+    private static final class OPEN {
+        static final MethodHandle MH = handle("open",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), Linker.Option.firstVariadicArg(2));
+    }
+    private static final class CLOSE {
+        static final MethodHandle MH = handle("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    }
+    private static final class READ {
+        static final MethodHandle MH = handle("read", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
+    }
+    private static final class WRITE {
+        static final MethodHandle MH = handle("write", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
+    }
+    private static final class PREAD {
+        static final MethodHandle MH = handle("pread64",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG));
+    }
+    private static final class PWRITE {
+        static final MethodHandle MH = handle("pwrite64",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG));
+    }
+    private static final class PREADV2 {
+        static final MethodHandle MH = handle("preadv2",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG, JAVA_INT));
+    }
+    private static final class PWRITEV2 {
+        static final MethodHandle MH = handle("pwritev2",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG, JAVA_INT));
+    }
+    private static final class FSYNC {
+        static final MethodHandle MH = handle("fsync", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    }
+    private static final class FDATASYNC {
+        static final MethodHandle MH = handle("fdatasync", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    }
+    private static final class FTRUNCATE {
+        static final MethodHandle MH = handle("ftruncate64", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG));
+    }
+    private static final class FALLOCATE {
+        static final MethodHandle MH = handle("fallocate64",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG));
+    }
+    private static final class FADVISE {
+        static final MethodHandle MH = handle("posix_fadvise64",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
+    }
+    private static final class SYNC_FILE_RANGE {
+        static final MethodHandle MH = handle("sync_file_range",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
+    }
+    private static final class STATX {
+        static final MethodHandle MH = handle("statx",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS));
+    }
 
     private LibcSyscalls() {
+    }
+
+    /** Links one downcall: throws {@link IllegalCallerException} where native access is denied. */
+    static void linkOne() {
+        CLOSE.MH.type();
     }
 
     private static int errno(MemorySegment capture) {
@@ -110,7 +163,7 @@ final class LibcSyscalls implements Syscalls {
     public int ioUringSetup(int entries, MemorySegment params) {
         MemorySegment c = CAPTURE.get();
         try {
-            return (int) check((long) SETUP.invokeExact(c, Uapi.SYS_io_uring_setup, Integer.toUnsignedLong(entries), params), c);
+            return (int) check((long) SETUP.MH.invokeExact(c, Uapi.SYS_io_uring_setup, Integer.toUnsignedLong(entries), params), c);
         } catch (Throwable t) {
             throw linkage(t);
         }
@@ -120,7 +173,7 @@ final class LibcSyscalls implements Syscalls {
     public int ioUringEnter(int ringFd, int toSubmit, int minComplete, int flags, MemorySegment arg, long argSize) {
         MemorySegment c = CAPTURE.get();
         try {
-            return (int) check((long) ENTER.invokeExact(c, Uapi.SYS_io_uring_enter, (long) ringFd,
+            return (int) check((long) ENTER.MH.invokeExact(c, Uapi.SYS_io_uring_enter, (long) ringFd,
                     Integer.toUnsignedLong(toSubmit), Integer.toUnsignedLong(minComplete), Integer.toUnsignedLong(flags),
                     arg, argSize), c);
         } catch (Throwable t) {
@@ -132,7 +185,7 @@ final class LibcSyscalls implements Syscalls {
     public int ioUringRegister(int ringFd, int opcode, MemorySegment arg, int nrArgs) {
         MemorySegment c = CAPTURE.get();
         try {
-            return (int) check((long) REGISTER.invokeExact(c, Uapi.SYS_io_uring_register, (long) ringFd,
+            return (int) check((long) REGISTER.MH.invokeExact(c, Uapi.SYS_io_uring_register, (long) ringFd,
                     Integer.toUnsignedLong(opcode), arg, Integer.toUnsignedLong(nrArgs)), c);
         } catch (Throwable t) {
             throw linkage(t);
@@ -143,7 +196,7 @@ final class LibcSyscalls implements Syscalls {
     public long mmap(long addr, long length, int prot, int flags, int fd, long offset) {
         MemorySegment c = CAPTURE.get();
         try {
-            return check((long) MMAP.invokeExact(c, addr, length, prot, flags, fd, offset), c);
+            return check((long) MMAP.MH.invokeExact(c, addr, length, prot, flags, fd, offset), c);
         } catch (Throwable t) {
             throw linkage(t);
         }
@@ -153,7 +206,7 @@ final class LibcSyscalls implements Syscalls {
     public int munmap(long addr, long length) {
         MemorySegment c = CAPTURE.get();
         try {
-            return check((int) MUNMAP.invokeExact(c, addr, length), c);
+            return check((int) MUNMAP.MH.invokeExact(c, addr, length), c);
         } catch (Throwable t) {
             throw linkage(t);
         }
@@ -163,7 +216,7 @@ final class LibcSyscalls implements Syscalls {
     public int madvise(long addr, long length, int advice) {
         MemorySegment c = CAPTURE.get();
         try {
-            return check((int) MADVISE.invokeExact(c, addr, length, advice), c);
+            return check((int) MADVISE.MH.invokeExact(c, addr, length, advice), c);
         } catch (Throwable t) {
             throw linkage(t);
         }
@@ -173,7 +226,7 @@ final class LibcSyscalls implements Syscalls {
     public int eventfd(int initval, int flags) {
         MemorySegment c = CAPTURE.get();
         try {
-            return check((int) EVENTFD.invokeExact(c, initval, flags), c);
+            return check((int) EVENTFD.MH.invokeExact(c, initval, flags), c);
         } catch (Throwable t) {
             throw linkage(t);
         }
@@ -183,7 +236,7 @@ final class LibcSyscalls implements Syscalls {
     public int pipe2(MemorySegment fds, int flags) {
         MemorySegment c = CAPTURE.get();
         try {
-            return check((int) PIPE2.invokeExact(c, fds, flags), c);
+            return check((int) PIPE2.MH.invokeExact(c, fds, flags), c);
         } catch (Throwable t) {
             throw linkage(t);
         }
@@ -193,7 +246,7 @@ final class LibcSyscalls implements Syscalls {
     public int open(MemorySegment path, int flags, int mode) {
         MemorySegment c = CAPTURE.get();
         try {
-            return check((int) OPEN.invokeExact(c, path, flags, mode), c);
+            return check((int) OPEN.MH.invokeExact(c, path, flags, mode), c);
         } catch (Throwable t) {
             throw linkage(t);
         }
@@ -203,7 +256,7 @@ final class LibcSyscalls implements Syscalls {
     public int close(int fd) {
         MemorySegment c = CAPTURE.get();
         try {
-            return check((int) CLOSE.invokeExact(c, fd), c);
+            return check((int) CLOSE.MH.invokeExact(c, fd), c);
         } catch (Throwable t) {
             throw linkage(t);
         }
@@ -213,7 +266,7 @@ final class LibcSyscalls implements Syscalls {
     public long read(int fd, MemorySegment buf, long count) {
         MemorySegment c = CAPTURE.get();
         try {
-            return check((long) READ.invokeExact(c, fd, buf, count), c);
+            return check((long) READ.MH.invokeExact(c, fd, buf, count), c);
         } catch (Throwable t) {
             throw linkage(t);
         }
@@ -223,7 +276,7 @@ final class LibcSyscalls implements Syscalls {
     public long write(int fd, MemorySegment buf, long count) {
         MemorySegment c = CAPTURE.get();
         try {
-            return check((long) WRITE.invokeExact(c, fd, buf, count), c);
+            return check((long) WRITE.MH.invokeExact(c, fd, buf, count), c);
         } catch (Throwable t) {
             throw linkage(t);
         }
@@ -233,7 +286,7 @@ final class LibcSyscalls implements Syscalls {
     public long pread(int fd, MemorySegment buf, long count, long offset) {
         MemorySegment c = CAPTURE.get();
         try {
-            return check((long) PREAD.invokeExact(c, fd, buf, count, offset), c);
+            return check((long) PREAD.MH.invokeExact(c, fd, buf, count, offset), c);
         } catch (Throwable t) {
             throw linkage(t);
         }
@@ -243,7 +296,7 @@ final class LibcSyscalls implements Syscalls {
     public long pwrite(int fd, MemorySegment buf, long count, long offset) {
         MemorySegment c = CAPTURE.get();
         try {
-            return check((long) PWRITE.invokeExact(c, fd, buf, count, offset), c);
+            return check((long) PWRITE.MH.invokeExact(c, fd, buf, count, offset), c);
         } catch (Throwable t) {
             throw linkage(t);
         }
@@ -253,7 +306,7 @@ final class LibcSyscalls implements Syscalls {
     public long preadv2(int fd, MemorySegment iov, int iovcnt, long offset, int flags) {
         MemorySegment c = CAPTURE.get();
         try {
-            return check((long) PREADV2.invokeExact(c, fd, iov, iovcnt, offset, flags), c);
+            return check((long) PREADV2.MH.invokeExact(c, fd, iov, iovcnt, offset, flags), c);
         } catch (Throwable t) {
             throw linkage(t);
         }
@@ -263,7 +316,7 @@ final class LibcSyscalls implements Syscalls {
     public long pwritev2(int fd, MemorySegment iov, int iovcnt, long offset, int flags) {
         MemorySegment c = CAPTURE.get();
         try {
-            return check((long) PWRITEV2.invokeExact(c, fd, iov, iovcnt, offset, flags), c);
+            return check((long) PWRITEV2.MH.invokeExact(c, fd, iov, iovcnt, offset, flags), c);
         } catch (Throwable t) {
             throw linkage(t);
         }
@@ -273,7 +326,7 @@ final class LibcSyscalls implements Syscalls {
     public int fsync(int fd) {
         MemorySegment c = CAPTURE.get();
         try {
-            return check((int) FSYNC.invokeExact(c, fd), c);
+            return check((int) FSYNC.MH.invokeExact(c, fd), c);
         } catch (Throwable t) {
             throw linkage(t);
         }
@@ -283,7 +336,7 @@ final class LibcSyscalls implements Syscalls {
     public int fdatasync(int fd) {
         MemorySegment c = CAPTURE.get();
         try {
-            return check((int) FDATASYNC.invokeExact(c, fd), c);
+            return check((int) FDATASYNC.MH.invokeExact(c, fd), c);
         } catch (Throwable t) {
             throw linkage(t);
         }
@@ -293,7 +346,7 @@ final class LibcSyscalls implements Syscalls {
     public int ftruncate(int fd, long length) {
         MemorySegment c = CAPTURE.get();
         try {
-            return check((int) FTRUNCATE.invokeExact(c, fd, length), c);
+            return check((int) FTRUNCATE.MH.invokeExact(c, fd, length), c);
         } catch (Throwable t) {
             throw linkage(t);
         }
@@ -303,7 +356,7 @@ final class LibcSyscalls implements Syscalls {
     public int fallocate(int fd, int mode, long offset, long length) {
         MemorySegment c = CAPTURE.get();
         try {
-            return check((int) FALLOCATE.invokeExact(c, fd, mode, offset, length), c);
+            return check((int) FALLOCATE.MH.invokeExact(c, fd, mode, offset, length), c);
         } catch (Throwable t) {
             throw linkage(t);
         }
@@ -314,7 +367,7 @@ final class LibcSyscalls implements Syscalls {
         MemorySegment c = CAPTURE.get();
         try {
             // posix_fadvise returns the error number itself and leaves errno alone.
-            return -(int) FADVISE.invokeExact(c, fd, offset, length, advice);
+            return -(int) FADVISE.MH.invokeExact(c, fd, offset, length, advice);
         } catch (Throwable t) {
             throw linkage(t);
         }
@@ -324,7 +377,7 @@ final class LibcSyscalls implements Syscalls {
     public int syncFileRange(int fd, long offset, long nbytes, int flags) {
         MemorySegment c = CAPTURE.get();
         try {
-            return check((int) SYNC_FILE_RANGE.invokeExact(c, fd, offset, nbytes, flags), c);
+            return check((int) SYNC_FILE_RANGE.MH.invokeExact(c, fd, offset, nbytes, flags), c);
         } catch (Throwable t) {
             throw linkage(t);
         }
@@ -334,7 +387,7 @@ final class LibcSyscalls implements Syscalls {
     public int statx(int dirfd, MemorySegment path, int flags, int mask, MemorySegment statxbuf) {
         MemorySegment c = CAPTURE.get();
         try {
-            return check((int) STATX.invokeExact(c, dirfd, path, flags, mask, statxbuf), c);
+            return check((int) STATX.MH.invokeExact(c, dirfd, path, flags, mask, statxbuf), c);
         } catch (Throwable t) {
             throw linkage(t);
         }

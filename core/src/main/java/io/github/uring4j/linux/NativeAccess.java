@@ -20,7 +20,7 @@ public final class NativeAccess {
             synchronized (LOCK) {
                 if (!checked) {
                     try {
-                        LibcSyscalls.INSTANCE.getClass();
+                        LibcSyscalls.linkOne(); // handles are linked on first use: link one now
                         problem = null;
                     } catch (Throwable t) {
                         problem = explain(t);
@@ -32,7 +32,8 @@ public final class NativeAccess {
         return problem;
     }
 
-    private static String explain(Throwable t) {
+    /** Why a native call failed, in one sentence with the flag that fixes it. */
+    public static String explain(Throwable t) {
         Throwable cause = t;
         while (cause.getCause() != null && !(cause instanceof IllegalCallerException)) {
             cause = cause.getCause();

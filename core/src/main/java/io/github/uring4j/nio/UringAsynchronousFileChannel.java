@@ -54,7 +54,7 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
 
     /** Opens {@code path} (of the built-in provider) as {@link AsynchronousFileChannel#open} would. */
     static UringAsynchronousFileChannel open(Path path, Set<? extends OpenOption> options, ExecutorService executor,
-            FileAttribute<?>[] attrs, IoExecutor io) throws IOException {
+            FileAttribute<?>[] attrs, java.util.function.Supplier<IoExecutor> io) throws IOException {
         Opening.of(path.toString(), options, attrs, true); // the asynchronous channel's own rules (APPEND) first
         UringFileChannel f = UringFileChannel.open(path, options, attrs, io);
         f.setUninterruptible(); // an asynchronous channel is not interruptible: its size, truncate, force neither

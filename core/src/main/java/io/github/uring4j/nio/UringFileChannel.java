@@ -96,9 +96,9 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
     private final boolean direct;
     /** The block size {@code O_DIRECT} transfers must be aligned to, as the JDK's channel takes it. */
     private final int alignment;
-    private final IoExecutor executor;
-    private final IoBackend backend;
-    private final BouncePool bounces;
+    /** Where ring operations go: the executor, resolved on the first one (most channels never need a ring). */
+    private final java.util.function.Supplier<IoExecutor> executors;
+    private volatile Engine engine;
     private final ReentrantLock positionLock = new ReentrantLock();
     /** Calls on the caller's thread using {@link #fd} now; {@link #CLOSED} once the channel closes. */
     private final AtomicInteger uses = new AtomicInteger();
@@ -175,7 +175,23 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         }
     }
 
-    private UringFileChannel(String path, int fd, Opening o, int alignment, IoExecutor executor) {
+    /** The executor behind this channel's ring operations and what it shares. */
+    private record Engine(IoExecutor executor, IoBackend backend, BouncePool bounces) {
+    }
+
+    private Engine engine() {
+        Engine e = engine;
+        if (e == null) {
+            IoExecutor x = executors.get();
+            ExecutorDoor.Access door = ExecutorDoor.get();
+            e = new Engine(x, door.backend(x), door.bounces(x));
+            engine = e;
+        }
+        return e;
+    }
+
+    private UringFileChannel(String path, int fd, Opening o, int alignment,
+            java.util.function.Supplier<IoExecutor> executors) {
         this.path = path;
         this.fd = fd;
         this.flags = o.flags;
@@ -184,10 +200,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         this.append = o.append;
         this.direct = o.direct;
         this.alignment = alignment;
-        this.executor = executor;
-        ExecutorDoor.Access door = ExecutorDoor.get();
-        this.backend = door.backend(executor);
-        this.bounces = door.bounces(executor);
+        this.executors = executors;
         this.resources = new Resources(fd);
         this.cleanable = CLEANER.register(this, resources);
         Counters.URING_CHANNELS.increment();
@@ -203,9 +216,12 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
 
     // ============================================================================================ open
 
-    /** Opens {@code path} (a path of the built-in provider) as {@link FileChannel#open} would, on {@code executor}. */
+    /**
+     * Opens {@code path} (a path of the built-in provider) as {@link FileChannel#open} would; ring operations go to
+     * the executor {@code executors} gives when the first one is needed.
+     */
     static UringFileChannel open(Path path, Set<? extends OpenOption> options, FileAttribute<?>[] attrs,
-            IoExecutor executor) throws IOException {
+            java.util.function.Supplier<IoExecutor> executors) throws IOException {
         String p = path.toString();
         Opening o = Opening.of(p, options, attrs, false);
         if (p.indexOf('\0') >= 0) {
@@ -239,7 +255,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         } finally {
             c.release();
         }
-        return new UringFileChannel(p, fd, o, alignment, executor);
+        return new UringFileChannel(p, fd, o, alignment, executors);
     }
 
     private static final boolean JNU_IS_UTF8 = JNU.equals(StandardCharsets.UTF_8);
@@ -378,6 +394,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
             return;
         }
         Waiter w = new Waiter();
+        IoBackend backend = h.backend();
         Request r = backend.acquire();
         r.kind = Request.CLOSE;
         r.handle = h;
@@ -412,10 +429,11 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
                 }
                 OpenSpec spec = OpenSpec.of(path, flags, readable, writable, direct, false, false);
                 int align = direct ? alignment : 4096;
-                h = backend.adopt(spec, d, align, align);
+                Engine e = engine();
+                h = e.backend.adopt(spec, d, align, align);
                 if (h == null) {
                     LeanCalls.close(c.capture, d);
-                    throw new IOException("uring4j: the executor " + executor + " is closed");
+                    throw new IOException("uring4j: the executor " + e.executor + " is closed");
                 }
             } finally {
                 c.release();
@@ -1057,6 +1075,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
     private long ring(int kind, ByteBuffer buf, long address, int len, long position, Call held) throws IOException {
         FileHandle h = handle();
         Waiter w = new Waiter();
+        IoBackend backend = h.backend();
         Request r = backend.acquire();
         r.kind = kind;
         r.handle = h;
@@ -1281,6 +1300,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
     private void ringSync(boolean metaData) throws IOException {
         FileHandle h = handle();
         Waiter w = new Waiter();
+        IoBackend backend = h.backend();
         Request r = backend.acquire();
         r.kind = Request.FSYNC;
         r.handle = h;
@@ -1601,11 +1621,11 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
     }
 
     IoBackend ringBackend() {
-        return backend;
+        return engine().backend;
     }
 
     BouncePool ringBounces() {
-        return bounces;
+        return engine().bounces;
     }
 
     boolean isReadable() {

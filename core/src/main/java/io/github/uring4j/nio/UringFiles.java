@@ -4,7 +4,6 @@ import io.github.uring4j.engine.Log;
 import io.github.uring4j.file.Backend;
 import io.github.uring4j.file.IoExecutor;
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.nio.channels.AsynchronousFileChannel;
 import java.nio.channels.FileChannel;
 import java.nio.file.OpenOption;
@@ -14,8 +13,6 @@ import java.util.HashSet;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
-import javax.management.JMException;
-import javax.management.ObjectName;
 
 /**
  * The JDK's file channels on io_uring without installing a provider: each method takes what the JDK's method of
@@ -67,12 +64,11 @@ public final class UringFiles {
             throws IOException {
         Objects.requireNonNull(path, "path");
         Objects.requireNonNull(options, "options");
-        IoExecutor e = executor();
-        if (e == null) {
+        if (jdkChannels()) {
             Counters.JDK_CHANNELS.increment();
             return Builtin.provider().newFileChannel(Builtin.path(path), options, attrs);
         }
-        return UringFileChannel.open(Builtin.path(path), options, attrs, e);
+        return UringFileChannel.open(Builtin.path(path), options, attrs, UringFiles::ringExecutor);
     }
 
     /** As {@link AsynchronousFileChannel#open(Path, OpenOption...)}. */
@@ -86,12 +82,12 @@ public final class UringFiles {
             ExecutorService executor, FileAttribute<?>... attrs) throws IOException {
         Objects.requireNonNull(path, "path");
         Objects.requireNonNull(options, "options");
-        IoExecutor e = executor();
-        if (e == null) {
+        if (jdkChannels()) {
             Counters.JDK_CHANNELS.increment();
             return Builtin.provider().newAsynchronousFileChannel(Builtin.path(path), options, executor, attrs);
         }
-        return UringAsynchronousFileChannel.open(Builtin.path(path), options, executor, attrs, e);
+        return UringAsynchronousFileChannel.open(Builtin.path(path), options, executor, attrs,
+                UringFiles::ringExecutor);
     }
 
     /** What the drop-in channels have done in this JVM: a way to see that a program runs on them. */
@@ -99,28 +95,71 @@ public final class UringFiles {
         return Counters.snapshot();
     }
 
+    /** Why native calls cannot be made here (then the channels are the JDK's), or null; looked at once. */
+    private static volatile String nativeProblem;
+    private static volatile boolean looked;
+
     /**
-     * The executor the channels run on, or null when they serve the JDK's own channels (io_uring cannot be used).
+     * Whether to serve the JDK's own channels: native access is denied, or the default executor found that
+     * io_uring cannot be used. The first call starts that executor on a thread of its own: a channel's calls on its
+     * caller's thread need no ring, so the first file opened does not wait for the rings to be set up.
      */
-    static IoExecutor executor() {
+    static boolean jdkChannels() {
+        if (!looked) {
+            lookOnce();
+        }
+        if (nativeProblem != null) {
+            warnOnce(nativeProblem);
+            return true;
+        }
         IoExecutor e = executor;
-        if (e != null && onUring && e.isOpen()) {
+        if (e != null && !onUring) {
+            warnOnce(e.fallbackReason().orElse("io_uring cannot be used"));
+            return true;
+        }
+        return false;
+    }
+
+    private static synchronized void lookOnce() {
+        if (looked) {
+            return;
+        }
+        try {
+            nativeProblem = io.github.uring4j.linux.LeanCalls.problem();
+        } catch (Throwable t) {
+            nativeProblem = io.github.uring4j.linux.NativeAccess.explain(t);
+        }
+        looked = true;
+        if (nativeProblem == null) {
+            Thread t = new Thread(() -> {
+                try {
+                    ringExecutor();
+                } catch (RuntimeException e) {
+                    // reported to whoever needs the ring
+                }
+            }, "uring4j-start");
+            t.setDaemon(true);
+            t.start();
+        }
+    }
+
+    private static void warnOnce(String why) {
+        if (!warned) {
+            warned = true;
+            Log.warn("uring4j: the drop-in channels are the JDK's own: " + why);
+        }
+    }
+
+    /** The executor the channels' ring operations run on, started on first use (and again if it was closed). */
+    static IoExecutor ringExecutor() {
+        IoExecutor e = executor;
+        if (e != null && e.isOpen()) {
             return e;
         }
-        if (e == null || !e.isOpen()) {
-            e = IoExecutor.defaultExecutor();
-            onUring = e.backend() == Backend.IO_URING;
-            executor = e;
-            register();
-        }
-        if (!onUring) {
-            if (!warned) {
-                warned = true;
-                Log.warn("uring4j: the drop-in channels are the JDK's own: "
-                        + e.fallbackReason().orElse("io_uring cannot be used"));
-            }
-            return null;
-        }
+        e = IoExecutor.defaultExecutor();
+        onUring = e.backend() == Backend.IO_URING;
+        executor = e;
+        register();
         return e;
     }
 
@@ -129,12 +168,7 @@ public final class UringFiles {
             return;
         }
         registered = true;
-        try {
-            ManagementFactory.getPlatformMBeanServer().registerMBean(new Beans(),
-                    new ObjectName("io.github.uring4j:type=DropIns"));
-        } catch (JMException | RuntimeException e) {
-            Log.warn("uring4j: the DropIns MXBean could not be registered: " + e);
-        }
+        io.github.uring4j.engine.Jmx.register("io.github.uring4j:type=DropIns", null, new Beans());
     }
 
     private static final class Beans implements DropInsMXBean {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.management.ManagementFactory;
+import io.github.uring4j.engine.Jmx;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -81,6 +82,7 @@ class ObservabilityTest {
         ObjectName on;
         try (IoExecutor io = IoExecutor.builder().backend(backend).loops(1).name("jmx-" + backend).build()) {
             on = new ObjectName(io.jmxName().orElseThrow());
+            Jmx.settle(); // registered off the caller's path
             assertTrue(server.isRegistered(on));
             try (AsyncFile f = get(AsyncFile.open(io, p))) {
                 for (int i = 0; i < 10; i++) {
@@ -97,6 +99,7 @@ class ObservabilityTest {
             assertEquals(backend == Backend.THREADS, !((String) server.getAttribute(on, "FallbackReason")).isEmpty());
             assertTrue((Boolean) server.getAttribute(on, "Open"));
         }
+        Jmx.settle();
         assertFalse(server.isRegistered(on), "closing the executor unregisters it");
     }
 }

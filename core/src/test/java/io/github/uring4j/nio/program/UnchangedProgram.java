@@ -115,6 +115,10 @@ public final class UnchangedProgram {
     static void dropIns() throws Exception {
         var server = java.lang.management.ManagementFactory.getPlatformMBeanServer();
         var name = new javax.management.ObjectName("io.github.uring4j:type=DropIns");
+        // registered off the first open's path: give it a moment, as a monitoring tool would
+        for (int i = 0; i < 100 && !server.isRegistered(name); i++) {
+            Thread.sleep(100);
+        }
         if (!server.isRegistered(name)) {
             out("DROPINS none");
             return;
