@@ -26,6 +26,11 @@ public final class EngineConfig {
     public long spinNanos = 20_000;
     /** Requests of one file one loop (or the thread pool) keeps in flight; more wait in order. */
     public int inFlightLimit = 256;
+    /**
+     * Largest buffered write a loop makes itself with a plain {@code pwrite} when the file system refuses
+     * {@code RWF_NOWAIT} writes (ext4), instead of handing it to the kernel's io-wq workers; 0: never.
+     */
+    public int inlineWriteMax = 1 << 20;
     /** Registered-file slots per ring. */
     public int registeredFiles = 256;
     /** Core worker threads of the threads backend. */

@@ -1,7 +1,10 @@
 package io.github.uring4j.bench.loadtypes;
 
-/** A way to run a load type; returns the nanoseconds the operations took (set-up excluded). */
-public interface LoadStrategy {
+/**
+ * A way to run a load type; returns the nanoseconds the operations took (set-up excluded). One instance serves one
+ * spec's passes and is closed after them, so what a program would set up once (an executor) is set up once.
+ */
+public interface LoadStrategy extends AutoCloseable {
 
     String name();
 
@@ -11,6 +14,11 @@ public interface LoadStrategy {
     }
 
     long run(LoadSpec spec) throws Exception;
+
+    /** Releases what the passes shared. */
+    @Override
+    default void close() throws Exception {
+    }
 
     /** Thrown when a read returns other bytes than the file should hold. */
     final class VerificationError extends RuntimeException {

@@ -33,7 +33,7 @@ import picocli.CommandLine.Option;
 /** {@code loadtypes}: sequential read, append write, random read, random write; GB/s per strategy and file size. */
 @Command(name = "loadtypes", mixinStandardHelpOptions = true, versionProvider = io.github.uring4j.bench.Version.class,
         description = "The four load types (seq-read, append-write, random-read, random-write) at chosen file sizes: "
-                + "GB/s per strategy (FileChannel, io_uring ring, mmap). Every read is verified, every written file checked after.")
+                + "GB/s per strategy (FileChannel, io_uring ring, AsyncFile, mmap). Every read is verified, every written file checked after.")
 public final class LoadTypesCommand implements Callable<Integer> {
 
     public static final Map<String, Supplier<LoadStrategy>> STRATEGIES = new LinkedHashMap<>();
@@ -41,6 +41,7 @@ public final class LoadTypesCommand implements Callable<Integer> {
     static {
         STRATEGIES.put("channel", ChannelLoad::new);
         STRATEGIES.put("ring", RingLoad::new);
+        STRATEGIES.put("async", AsyncLoad::new);
         STRATEGIES.put("mmap", MmapLoad::new);
     }
 
@@ -53,8 +54,8 @@ public final class LoadTypesCommand implements Callable<Integer> {
     @Option(names = "--loads", split = ",", description = "Load types (default: all four).")
     List<String> loads = List.of("seq-read", "append-write", "random-read", "random-write");
 
-    @Option(names = {"-s", "--strategy"}, split = ",", description = "Strategies (default: channel,ring,mmap).")
-    List<String> strategies = List.of("channel", "ring", "mmap");
+    @Option(names = {"-s", "--strategy"}, split = ",", description = "Strategies (default: channel,ring,async,mmap).")
+    List<String> strategies = List.of("channel", "ring", "async", "mmap");
 
     @Option(names = "--seq-io", description = "Bytes per sequential operation (default: ${DEFAULT-VALUE}).")
     String seqIo = "1M";
@@ -62,10 +63,10 @@ public final class LoadTypesCommand implements Callable<Integer> {
     @Option(names = "--random-io", description = "Bytes per random operation (default: ${DEFAULT-VALUE}).")
     String randomIo = "4K";
 
-    @Option(names = {"-d", "--depth"}, description = "Operations in flight for the ring (default: ${DEFAULT-VALUE}).")
+    @Option(names = {"-d", "--depth"}, description = "Operations in flight for ring and async (default: ${DEFAULT-VALUE}).")
     int depth = 16;
 
-    @Option(names = "--direct", description = "O_DIRECT for channel and ring (sizes must be multiples of 512); mmap is skipped.")
+    @Option(names = "--direct", description = "O_DIRECT for channel, ring and async (sizes must be multiples of 512); mmap is skipped.")
     public boolean direct;
 
     @Option(names = "--fsync", description = "End each write pass with fsync (fdatasync), inside the timing.")
@@ -160,44 +161,45 @@ public final class LoadTypesCommand implements Callable<Integer> {
                         Path target = load == Load.APPEND_WRITE ? append : file;
                         LoadSpec spec = new LoadSpec(load, target, size, io, seq, offsets, depth, direct, fsync, pattern);
                         for (String sn : strategies) {
-                            LoadStrategy st = STRATEGIES.get(sn).get();
-                            String why = st.unsupported(spec);
-                            if (why != null) {
-                                continue;
-                            }
-                            // One unmeasured pass first, so the JIT has compiled the loop being measured.
-                            st.run(spec);
-                            long nanos = 0;
-                            long bytes = 0;
-                            int passes = 0;
-                            String cacheBefore = null;
-                            do {
-                                if (!load.write && cache.equals("cold")) {
-                                    RingFiles.dropFromPageCache(target);
+                            try (LoadStrategy st = STRATEGIES.get(sn).get()) {
+                                String why = st.unsupported(spec);
+                                if (why != null) {
+                                    continue;
                                 }
-                                if (passes == 0 && !load.write) {
-                                    cacheBefore = PageCache.describe(PageCache.residentFraction(List.of(target)));
+                                // One unmeasured pass first, so the JIT has compiled the loop being measured.
+                                st.run(spec);
+                                long nanos = 0;
+                                long bytes = 0;
+                                int passes = 0;
+                                String cacheBefore = null;
+                                do {
+                                    if (!load.write && cache.equals("cold")) {
+                                        RingFiles.dropFromPageCache(target);
+                                    }
+                                    if (passes == 0 && !load.write) {
+                                        cacheBefore = PageCache.describe(PageCache.residentFraction(List.of(target)));
+                                    }
+                                    nanos += st.run(spec);
+                                    bytes += spec.bytes();
+                                    moved.addAndGet(spec.bytes());
+                                    passes++;
+                                } while (nanos < minTime * 1e9 && passes < 50);
+                                if (load.write) {
+                                    checkWritten(target, size, pattern, seq, st.name() + " " + load.label);
                                 }
-                                nanos += st.run(spec);
-                                bytes += spec.bytes();
-                                moved.addAndGet(spec.bytes());
-                                passes++;
-                            } while (nanos < minTime * 1e9 && passes < 50);
-                            if (load.write) {
-                                checkWritten(target, size, pattern, seq, st.name() + " " + load.label);
+                                Result r = new Result("loadtype-" + load.label, st.name())
+                                        .param("load", load.label).param("category", load.label + " " + Sizes.format(size))
+                                        .param("size", Sizes.format(size)).param("io", Sizes.format(io))
+                                        .param("depth", st.name().equals("ring") || st.name().equals("async") ? depth : 1)
+                                        .param("direct", direct).param("fsync", fsync).param("passes", passes)
+                                        .primary("gb_per_s", "GB/s");
+                                if (cacheBefore != null) {
+                                    r.param("cache_before", cacheBefore);
+                                }
+                                r.metric("gb_per_s", bytes / (nanos / 1e9) / 1e9);
+                                r.metric("ops_per_s", bytes / io / (nanos / 1e9));
+                                rows.add(r);
                             }
-                            Result r = new Result("loadtype-" + load.label, st.name())
-                                    .param("load", load.label).param("category", load.label + " " + Sizes.format(size))
-                                    .param("size", Sizes.format(size)).param("io", Sizes.format(io))
-                                    .param("depth", st.name().equals("ring") ? depth : 1)
-                                    .param("direct", direct).param("fsync", fsync).param("passes", passes)
-                                    .primary("gb_per_s", "GB/s");
-                            if (cacheBefore != null) {
-                                r.param("cache_before", cacheBefore);
-                            }
-                            r.metric("gb_per_s", bytes / (nanos / 1e9) / 1e9);
-                            r.metric("ops_per_s", bytes / io / (nanos / 1e9));
-                            rows.add(r);
                         }
                     }
                 } finally {

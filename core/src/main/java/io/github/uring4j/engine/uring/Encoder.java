@@ -177,6 +177,9 @@ final class Encoder {
 
     private void transfer(Slot s, Request r) {
         UringFile f = (UringFile) r.handle;
+        if (r.kind == Request.WRITE && loop.inline.write(s, r, f)) {
+            return;
+        }
         FileTarget t = f.target(loop);
         s.res[Slot.MAIN] = 0;
         s.res[Slot.LINKED] = 0;
@@ -211,6 +214,9 @@ final class Encoder {
         IoVecArray iov = s.iov();
         for (int i = 0; i < r.iovCount; i++) {
             iov.set(i, r.iovAddress(i), r.iovLength(i));
+        }
+        if (r.kind == Request.WRITEV && loop.inline.writev(s, r, f, iov.segment(), iov.totalLength(r.iovCount))) {
+            return;
         }
         FileTarget t = f.target(loop);
         Sqe e = r.kind == Request.READV ? ring.nextSqe().readv(t, iov, r.iovCount, r.position)

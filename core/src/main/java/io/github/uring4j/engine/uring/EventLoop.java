@@ -65,6 +65,7 @@ final class EventLoop implements Runnable {
     Completions completions;
     Closer closer;
     Cancels cancels;
+    InlineWrites inline;
     /** Completions still to come for entries already prepared. */
     long expected;
     /** Requests issued on this thread, in order. */
@@ -194,6 +195,7 @@ final class EventLoop implements Runnable {
         completions = new Completions(this);
         closer = new Closer(this);
         cancels = new Cancels(this);
+        inline = new InlineWrites(this, arena, config.inlineWriteMax);
         ftruncateOp = ring.probe().supports(Opcode.FTRUNCATE);
         encoder.init(config.registeredFiles);
         // The first submission proves the ring takes work (a ring set up disabled, or one the kernel refuses
@@ -226,6 +228,7 @@ final class EventLoop implements Runnable {
                 ring.submit();
             }
             progress |= ring.reap(completions) > 0;
+            progress |= inline.deliver();
             int dropped = ring.cqOverflowCount();
             if (dropped != 0) {
                 // Without IORING_FEAT_NODROP a full CQ loses completions: which requests ended is unknown.
@@ -275,7 +278,7 @@ final class EventLoop implements Runnable {
 
     private boolean hasWork() {
         return (closing && !cancelAllSent) || !queue.isEmpty() || !local.isEmpty() || !retries.isEmpty()
-                || cancels.pending();
+                || cancels.pending() || inline.pending();
     }
 
     // ------------------------------------------------------------------------------------------ intake

@@ -12,6 +12,8 @@ final class LoopStats {
     private static final VarHandle FIXED_OPS;
     private static final VarHandle COMPLETED;
     private static final VarHandle QUEUED;
+    private static final VarHandle INLINE_WRITES;
+    private static final VarHandle INLINE_BLOCKED;
 
     static {
         try {
@@ -20,6 +22,8 @@ final class LoopStats {
             FIXED_OPS = l.findVarHandle(LoopStats.class, "fixedOps", long.class);
             COMPLETED = l.findVarHandle(LoopStats.class, "completed", long.class);
             QUEUED = l.findVarHandle(LoopStats.class, "queued", int.class);
+            INLINE_WRITES = l.findVarHandle(LoopStats.class, "inlineWrites", long.class);
+            INLINE_BLOCKED = l.findVarHandle(LoopStats.class, "inlineBlocked", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -30,6 +34,8 @@ final class LoopStats {
     private long fixedOps;
     private long completed;
     private int queued;
+    private long inlineWrites;
+    private long inlineBlocked;
 
     /** Loop thread: slots in use now. */
     void inFlight(int n) {
@@ -49,6 +55,26 @@ final class LoopStats {
     /** Loop thread: requests waiting behind a file's limit or for SQ room changed by {@code delta}. */
     void queued(int delta) {
         QUEUED.setOpaque(this, queued + delta);
+    }
+
+    /** Loop thread: one more write made by the loop itself (see {@link InlineWrites}). */
+    void inlineWriteOne() {
+        INLINE_WRITES.setOpaque(this, inlineWrites + 1);
+    }
+
+    /** Loop thread: one more loop-made write that blocked long enough to send its file's writes to the ring. */
+    void inlineBlockedOne() {
+        INLINE_BLOCKED.setOpaque(this, inlineBlocked + 1);
+    }
+
+    /** Writes the loop made itself. */
+    long inlineWrites() {
+        return (long) INLINE_WRITES.getOpaque(this);
+    }
+
+    /** Loop-made writes that blocked too long. */
+    long inlineBlocked() {
+        return (long) INLINE_BLOCKED.getOpaque(this);
     }
 
     /** Requests waiting behind a file's in-flight limit or for room in the SQ. */

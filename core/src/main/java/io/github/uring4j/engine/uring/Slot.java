@@ -32,6 +32,8 @@ final class Slot {
     int cqes;
     /** What each entry returned, by sub. */
     final int[] res = new int[SUBS];
+    /** The result of a write the loop made itself, delivered in the loop's next turn. */
+    int inlineRes;
     /** Where the request stands (opens and closes go through stages). */
     int stage;
     /** Descriptor opened (open stages), or registered slot chosen. */

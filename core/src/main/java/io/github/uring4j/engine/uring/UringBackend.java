@@ -334,6 +334,15 @@ public final class UringBackend implements IoBackend {
         return n;
     }
 
+    /** Writes the loops made themselves instead of through the ring (tests). */
+    public long inlineWrites() {
+        long n = 0;
+        for (EventLoop l : loops) {
+            n += l.stats.inlineWrites();
+        }
+        return n;
+    }
+
     /** The loop threads (tests). */
     public Thread[] threads() {
         Thread[] t = new Thread[loops.length];

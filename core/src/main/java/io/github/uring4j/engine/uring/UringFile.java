@@ -26,6 +26,18 @@ final class UringFile extends FileHandle {
     private final AtomicInteger touched = new AtomicInteger();
     /** Loops still to finish their requests before the descriptor is closed. */
     final AtomicInteger quiescing = new AtomicInteger();
+    /** {@link #inlineWrites}: not yet known whether the file system takes {@code RWF_NOWAIT} writes. */
+    static final int INLINE_UNKNOWN = 0;
+    /** It does: buffered writes go to the kernel with {@code RWF_NOWAIT} from the loop first. */
+    static final int INLINE_NOWAIT = 1;
+    /** It refuses them (ext4): small buffered writes are plain writes made by the loop. */
+    static final int INLINE_BLOCKING = 2;
+    /** Never from the loop. */
+    static final int INLINE_NEVER = 3;
+    /** How the loops write this file (see {@link InlineWrites}); any loop may update it, the last word wins. */
+    volatile int inlineWrites;
+    /** Until this {@link System#nanoTime()}, blocking writes of this file go to the ring. */
+    volatile long inlineBackoffUntil;
     /** The home loop's slot holding the close request, once a close started. */
     Slot closeSlot;
 

@@ -1,0 +1,155 @@
+package io.github.uring4j.bench.loadtypes;
+
+import io.github.uring4j.file.AsyncFile;
+import io.github.uring4j.file.FileOption;
+import io.github.uring4j.file.IoExecutor;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.channels.CompletionHandler;
+import java.nio.file.OpenOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The async API: an {@code AsyncFile} on a one-loop {@code IoExecutor} (made once for all of a spec's passes, as a
+ * program would), {@code depth} operations in flight; each completion handler (on the loop thread) checks the
+ * result, verifies a read's block and issues the next operation. The measuring thread only waits.
+ */
+public final class AsyncLoad implements LoadStrategy {
+    private IoExecutor executor;
+
+    @Override
+    public String name() {
+        return "async";
+    }
+
+    @Override
+    public long run(LoadSpec s) throws Exception {
+        List<OpenOption> opts = new ArrayList<>();
+        if (s.load() == Load.APPEND_WRITE) {
+            opts.addAll(List.of(StandardOpenOption.WRITE, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING));
+        } else {
+            opts.add(s.load().write ? StandardOpenOption.WRITE : StandardOpenOption.READ);
+        }
+        if (s.direct()) {
+            opts.add(FileOption.DIRECT);
+        }
+        int depth = s.depth();
+        // Memory the library holds (an automatic arena), so the kernel reads into and writes from it directly; a
+        // shared arena's memory would be copied through the library's own (see the AsyncFile javadoc).
+        Arena arena = Arena.ofAuto();
+        MemorySegment bufs = arena.allocate((long) depth * s.ioSize(), 4096);
+        MemorySegment pattern = s.load().write ? arena.allocate(s.pattern().byteSize(), 4096).copyFrom(s.pattern()) : null;
+        if (executor == null) {
+            executor = IoExecutor.builder().loops(1).entries(Math.max(64, depth * 2)).inFlightLimit(Math.max(depth, 1))
+                    .name("bench-loadtypes").build();
+        }
+        try (AsyncFile file = AsyncFile.open(executor, s.file(), opts.toArray(new OpenOption[0])).join()) {
+            Driver d = new Driver(s, file, bufs, pattern);
+            long t0 = System.nanoTime();
+            d.start(Math.min(depth, s.offsets().length));
+            d.done.await();
+            if (d.failure.get() != null) {
+                Throwable f = d.failure.get();
+                throw f instanceof Exception e ? e : new RuntimeException(f);
+            }
+            if (s.load().write && s.fsync()) {
+                file.force(false).join();
+            }
+            return System.nanoTime() - t0;
+        }
+    }
+
+    @Override
+    public void close() {
+        if (executor != null) {
+            executor.close();
+            executor = null;
+        }
+    }
+
+    /** Hands out the offsets in order; one in-flight slot per buffer (the slot index is the attachment). */
+    private final class Driver implements CompletionHandler<Integer, Integer> {
+        final LoadSpec s;
+        final AsyncFile file;
+        final MemorySegment bufs;
+        final MemorySegment pattern;
+        final long[] offsetOf;
+        final CountDownLatch done = new CountDownLatch(1);
+        final AtomicReference<Throwable> failure = new AtomicReference<>();
+        int next;
+        int inFlight;
+
+        Driver(LoadSpec s, AsyncFile file, MemorySegment bufs, MemorySegment pattern) {
+            this.s = s;
+            this.file = file;
+            this.bufs = bufs;
+            this.pattern = pattern;
+            this.offsetOf = new long[s.depth()];
+        }
+
+        /** Issues the first operations; from then on the handlers, on the loop thread, keep it going. */
+        void start(int n) {
+            synchronized (this) {
+                for (int slot = 0; slot < n; slot++) {
+                    issue(slot);
+                }
+            }
+        }
+
+        private void issue(int slot) {
+            long off = s.offsets()[next++];
+            offsetOf[slot] = off;
+            inFlight++;
+            int len = s.ioSize();
+            if (s.load().write) {
+                file.write(pattern.asSlice(off % s.period(), len), off, slot, this);
+            } else {
+                file.read(bufs.asSlice((long) slot * len, len), off, slot, this);
+            }
+        }
+
+        @Override
+        public void completed(Integer n, Integer slot) {
+            synchronized (this) {
+                inFlight--;
+                int len = s.ioSize();
+                if (n != len) {
+                    fail(new IllegalStateException(name() + " " + s.load().label + ": " + (s.load().write ? "write" : "read")
+                            + " at " + offsetOf[slot] + " moved " + n + " of " + len + " bytes"));
+                    return;
+                }
+                if (!s.load().write) {
+                    long bad = s.verify(bufs, (long) slot * len, offsetOf[slot], len);
+                    if (bad >= 0) {
+                        fail(new LoadStrategy.VerificationError(name(), s, bad));
+                        return;
+                    }
+                }
+                if (failure.get() == null && next < s.offsets().length) {
+                    issue(slot);
+                } else if (inFlight == 0) {
+                    done.countDown();
+                }
+            }
+        }
+
+        @Override
+        public void failed(Throwable exc, Integer slot) {
+            synchronized (this) {
+                inFlight--;
+                fail(exc);
+            }
+        }
+
+        private void fail(Throwable t) {
+            failure.compareAndSet(null, t);
+            if (inFlight == 0) {
+                done.countDown();
+            }
+        }
+    }
+}

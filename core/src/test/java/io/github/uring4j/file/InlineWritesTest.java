@@ -1,0 +1,185 @@
+package io.github.uring4j.file;
+
+import static io.github.uring4j.file.TestFiles.failure;
+import static io.github.uring4j.file.TestFiles.get;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.uring4j.engine.uring.UringBackend;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.CompletionHandler;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Buffered writes the event loop makes itself (the kernel would otherwise hand them to its io-wq workers): the same
+ * bytes, results and errors as through the ring, never recursion, never for pipes or {@code O_DIRECT}.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class InlineWritesTest {
+    @TempDir
+    Path dir;
+
+    private static long inline(IoExecutor io) {
+        return ((UringBackend) io.backend).inlineWrites();
+    }
+
+    /** Random 4 KiB writes from many threads, then the whole file compared with what was written. */
+    private static byte[] randomWrites(IoExecutor io, Path p, int blocks) throws Exception {
+        byte[] expect = new byte[blocks * 4096];
+        new Random(11).nextBytes(expect);
+        try (AsyncFile f = get(AsyncFile.open(io, p, StandardOpenOption.CREATE, StandardOpenOption.WRITE))) {
+            CompletableFuture<?>[] all = new CompletableFuture<?>[blocks];
+            for (int b = blocks - 1; b >= 0; b--) {
+                ByteBuffer src = ByteBuffer.allocateDirect(4096).put(0, expect, b * 4096, 4096);
+                all[b] = f.writeFully(src, b * 4096L);
+            }
+            for (CompletableFuture<?> c : all) {
+                assertEquals(4096, get(c));
+            }
+        }
+        return expect;
+    }
+
+    @Test
+    void bufferedWritesAreMadeByTheLoopAndLandWhereTheyShould() throws Exception {
+        try (IoExecutor io = UringExecutorTest.uring().build()) {
+            Path p = dir.resolve("inline");
+            byte[] expect = randomWrites(io, p, 256);
+            assertArrayEquals(expect, Files.readAllBytes(p));
+            assertTrue(inline(io) > 0, "writes made by the loop: " + inline(io));
+        }
+    }
+
+    @Test
+    void zeroMaxSendsEveryWriteThroughTheRing() throws Exception {
+        try (IoExecutor io = UringExecutorTest.uring().inlineWriteMax(0).build()) {
+            Path p = dir.resolve("ring");
+            byte[] expect = randomWrites(io, p, 64);
+            assertArrayEquals(expect, Files.readAllBytes(p));
+            // A file system that takes RWF_NOWAIT writes (tmpfs, XFS) still gets them from the loop: only the
+            // blocking kind is switched off. On ext4 none is made by the loop.
+            if (Files.getFileStore(p).type().equals("ext4")) {
+                assertEquals(0, inline(io));
+            }
+        }
+    }
+
+    @Test
+    void writesLargerThanTheMaxGoThroughTheRing() throws Exception {
+        Path p = dir.resolve("large");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.getFileStore(dir).type().equals("ext4"),
+                "the max applies where RWF_NOWAIT writes are refused (ext4)");
+        try (IoExecutor io = UringExecutorTest.uring().inlineWriteMax(8192).build();
+                AsyncFile f = get(AsyncFile.open(io, p, StandardOpenOption.CREATE, StandardOpenOption.WRITE))) {
+            byte[] small = new byte[8192];
+            byte[] large = new byte[8193];
+            new Random(3).nextBytes(small);
+            new Random(4).nextBytes(large);
+            assertEquals(8192, get(f.writeFully(ByteBuffer.wrap(small), 0)));
+            long afterSmall = inline(io);
+            assertTrue(afterSmall >= 1, "the 8 KiB write was made by the loop");
+            assertEquals(8193, get(f.writeFully(ByteBuffer.wrap(large), 8192)));
+            assertEquals(afterSmall, inline(io), "the larger write went through the ring");
+            byte[] got = Files.readAllBytes(p);
+            assertArrayEquals(small, java.util.Arrays.copyOfRange(got, 0, 8192));
+            assertArrayEquals(large, java.util.Arrays.copyOfRange(got, 8192, 8192 + 8193));
+        }
+    }
+
+    @Test
+    void anInlineWriteFailsAsTheRingsDoes() throws Exception {
+        Path p = dir.resolve("efbig");
+        Files.createFile(p);
+        String[] messages = new String[2];
+        Class<?>[] types = new Class<?>[2];
+        for (int i = 0; i < 2; i++) {
+            try (IoExecutor io = UringExecutorTest.uring().inlineWriteMax(i == 0 ? 1 << 20 : 0).build();
+                    AsyncFile f = get(AsyncFile.open(io, p, StandardOpenOption.WRITE))) {
+                // Past the largest file ext4 (or any file system) can hold: EFBIG from the kernel.
+                Throwable t = failure(f.write(ByteBuffer.allocateDirect(16), Long.MAX_VALUE - 4096));
+                assertInstanceOf(FileIOException.class, t);
+                messages[i] = t.getMessage();
+                types[i] = t.getClass();
+            }
+        }
+        assertEquals(types[1], types[0]);
+        assertEquals(messages[1], messages[0]);
+        assertEquals(0, Files.size(p));
+    }
+
+    @Test
+    void writesChainedFromHandlersRunOneTurnAtATimeNotRecursively() throws Exception {
+        // 20,000 writes, each issued by the previous one's handler on the loop: a result delivered from inside the
+        // call that issued it would nest 20,000 deep.
+        int n = 20_000;
+        Path p = dir.resolve("chain");
+        try (IoExecutor io = UringExecutorTest.uring().build();
+                AsyncFile f = get(AsyncFile.open(io, p, StandardOpenOption.CREATE, StandardOpenOption.WRITE))) {
+            MemorySegment src = Arena.ofAuto().allocate(8);
+            CompletableFuture<Integer> done = new CompletableFuture<>();
+            AtomicInteger count = new AtomicInteger();
+            CompletionHandler<Integer, Long> h = new CompletionHandler<>() {
+                @Override
+                public void completed(Integer r, Long pos) {
+                    int c = count.incrementAndGet();
+                    if (c == n) {
+                        done.complete(c);
+                        return;
+                    }
+                    src.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 0, c);
+                    f.write(src, pos + 8, pos + 8, this);
+                }
+
+                @Override
+                public void failed(Throwable exc, Long pos) {
+                    done.completeExceptionally(exc);
+                }
+            };
+            src.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 0, 0);
+            f.write(src, 0L, 0L, h);
+            assertEquals(n, get(done));
+            assertTrue(inline(io) > 0);
+        }
+        ByteBuffer all = ByteBuffer.wrap(Files.readAllBytes(p)).order(java.nio.ByteOrder.nativeOrder());
+        assertEquals(8L * n, all.capacity());
+        for (int i = 0; i < n; i++) {
+            assertEquals(i, all.getLong(i * 8));
+        }
+    }
+
+    @Test
+    void pipesAndDirectFilesAreNeverWrittenByTheLoop() throws Exception {
+        Path fifo = TestFiles.fifo(dir, "fifo");
+        Path direct = dir.resolve("direct");
+        Files.write(direct, new byte[8192]);
+        try (IoExecutor io = UringExecutorTest.uring().build()) {
+            try (AsyncFile f = get(AsyncFile.open(io, fifo, StandardOpenOption.READ, StandardOpenOption.WRITE))) {
+                ByteBuffer in = ByteBuffer.allocateDirect(5);
+                CompletableFuture<Integer> read = f.read(in, 0);
+                assertEquals(5, get(f.write(ByteBuffer.wrap("hello".getBytes()), 0)));
+                assertEquals(5, get(read));
+            }
+            assertEquals(0, inline(io), "the pipe's write went through the ring");
+            try (AsyncFile f = get(AsyncFile.open(io, direct, StandardOpenOption.WRITE, FileOption.DIRECT))) {
+                MemorySegment src = Arena.ofAuto().allocate(4096, 4096);
+                assertEquals(4096, get(f.write(src, 4096)));
+            } catch (java.util.concurrent.ExecutionException | FileIOException e) {
+                org.junit.jupiter.api.Assumptions.abort("no O_DIRECT here: " + e);
+            }
+            assertEquals(0, inline(io), "the O_DIRECT write went through the ring");
+        }
+    }
+}
