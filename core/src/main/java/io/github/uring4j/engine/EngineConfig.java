@@ -31,6 +31,12 @@ public final class EngineConfig {
      * {@code RWF_NOWAIT} writes (ext4), instead of handing it to the kernel's io-wq workers; 0: never.
      */
     public int inlineWriteMax = 1 << 20;
+    /**
+     * Bytes of buffered (page-cache) transfers one file keeps in flight on one loop; more wait, in order (one
+     * transfer always runs, whatever its size). The kernel copies them with the CPU: buffers beyond the caches
+     * cost more than the parallelism gains. Only regular files count, and not their {@code O_DIRECT} transfers.
+     */
+    public long inFlightBytes = 2L << 20;
     /** Registered-file slots per ring. */
     public int registeredFiles = 256;
     /** Core worker threads of the threads backend. */

@@ -95,6 +95,7 @@ public final class IoExecutor implements AutoCloseable {
         c.inFlightLimit = b.inFlightLimit;
         c.registeredFiles = b.registeredFiles;
         c.inlineWriteMax = b.inlineWriteMax;
+        c.inFlightBytes = b.inFlightBytes;
         c.threads = b.threads;
         c.threadFactory = b.threadFactory != null ? b.threadFactory : daemonFactory(name);
         c.name = name;
@@ -261,6 +262,7 @@ public final class IoExecutor implements AutoCloseable {
         private int inFlightLimit = 256;
         private int registeredFiles = 256;
         private int inlineWriteMax = 1 << 20;
+        private long inFlightBytes = 2L << 20;
         private int threads = Math.max(4, 2 * Runtime.getRuntime().availableProcessors());
         private ThreadFactory threadFactory;
         private Backend backend = Backend.AUTO;
@@ -340,6 +342,22 @@ public final class IoExecutor implements AutoCloseable {
                 throw new IllegalArgumentException("inlineWriteMax must be >= 0: " + bytes);
             }
             this.inlineWriteMax = bytes;
+            return this;
+        }
+
+        /**
+         * Bytes of page-cache transfers one file keeps in flight on one loop (default 2 MiB); more wait, in order,
+         * and one transfer always runs whatever its size. The kernel copies cached data with the CPU, and buffers
+         * that no longer fit its caches cost more than the parallelism gains: cached 1 MiB sequential reads at 16
+         * in flight ran at 0.6–0.75 times the rate of 2 in flight on the development machine. Only regular files
+         * count (a pipe's read may wait for a write behind it), and not their {@code O_DIRECT} transfers: the device
+         * copies those, and wants depth.
+         */
+        public Builder inFlightBytes(long bytes) {
+            if (bytes <= 0) {
+                throw new IllegalArgumentException("inFlightBytes must be positive: " + bytes);
+            }
+            this.inFlightBytes = bytes;
             return this;
         }
 

@@ -182,4 +182,60 @@ class InlineWritesTest {
             assertEquals(0, inline(io), "the O_DIRECT write went through the ring");
         }
     }
+
+    @Test
+    void aByteBoundNeverMakesAPipesReadWaitForItsOwnWrite() throws Exception {
+        // A pipe's read waits in the kernel for a write issued after it: were pipes counted against the bound, the
+        // write would wait behind the read for ever.
+        Path fifo = TestFiles.fifo(dir, "bytes");
+        try (IoExecutor io = UringExecutorTest.uring().inFlightBytes(4096).build();
+                AsyncFile f = get(AsyncFile.open(io, fifo, StandardOpenOption.READ, StandardOpenOption.WRITE))) {
+            CompletableFuture<Integer> read = f.read(ByteBuffer.allocateDirect(16384), 0);
+            awaitInFlight(io, 1);
+            assertEquals(16384, get(f.write(ByteBuffer.allocateDirect(16384), 0)));
+            assertEquals(16384, get(read));
+        }
+    }
+
+    @Test
+    void readsBeyondTheByteBoundWaitInOrderAndAllArrive() throws Exception {
+        byte[] data = new byte[1 << 20];
+        new Random(5).nextBytes(data);
+        Path p = dir.resolve("bounded");
+        Files.write(p, data);
+        try (IoExecutor io = UringExecutorTest.uring().inFlightBytes(8192).build();
+                AsyncFile f = get(AsyncFile.open(io, p, StandardOpenOption.READ))) {
+            java.util.List<CompletableFuture<Integer>> reads = new java.util.ArrayList<>();
+            java.util.List<ByteBuffer> bufs = new java.util.ArrayList<>();
+            for (int i = 0; i < 256; i++) {
+                ByteBuffer b = ByteBuffer.allocateDirect(i % 3 == 0 ? 16384 : 4096); // some larger than the bound
+                bufs.add(b);
+                reads.add(f.read(b, (long) i * 4096 % data.length));
+            }
+            for (int i = 0; i < 256; i++) {
+                int n = get(reads.get(i));
+                int off = (int) ((long) i * 4096 % data.length);
+                assertEquals(Math.min(bufs.get(i).capacity(), data.length - off), n);
+                byte[] got = new byte[n];
+                bufs.get(i).get(0, got);
+                assertArrayEquals(java.util.Arrays.copyOfRange(data, off, off + n), got);
+            }
+        }
+    }
+
+    private static void awaitInFlight(IoExecutor io, int n) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (io.inFlight() < n && System.nanoTime() < deadline) {
+            Thread.sleep(2);
+        }
+        assertEquals(n, io.inFlight());
+    }
+
+    @Test
+    void boundsRefuseNonsense() {
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> IoExecutor.builder().inFlightBytes(0));
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> IoExecutor.builder().inlineWriteMax(-1));
+    }
 }

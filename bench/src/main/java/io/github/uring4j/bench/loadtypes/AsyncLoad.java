@@ -3,7 +3,7 @@ package io.github.uring4j.bench.loadtypes;
 import io.github.uring4j.file.AsyncFile;
 import io.github.uring4j.file.FileOption;
 import io.github.uring4j.file.IoExecutor;
-import java.lang.foreign.Arena;
+import io.github.uring4j.bench.common.Buffers;
 import java.lang.foreign.MemorySegment;
 import java.nio.channels.CompletionHandler;
 import java.nio.file.OpenOption;
@@ -38,11 +38,13 @@ public final class AsyncLoad implements LoadStrategy {
             opts.add(FileOption.DIRECT);
         }
         int depth = s.depth();
-        // Memory the library holds (an automatic arena), so the kernel reads into and writes from it directly; a
-        // shared arena's memory would be copied through the library's own (see the AsyncFile javadoc).
-        Arena arena = Arena.ofAuto();
-        MemorySegment bufs = arena.allocate((long) depth * s.ioSize(), 4096);
-        MemorySegment pattern = s.load().write ? arena.allocate(s.pattern().byteSize(), 4096).copyFrom(s.pattern()) : null;
+        // Memory the library holds (direct buffers, as the channel strategy uses), so the kernel reads into and
+        // writes from it directly: a shared arena's memory would be copied through the library's own (see the
+        // AsyncFile javadoc). Not an automatic arena either: every access to its segments checks that the arena is
+        // alive, and the check stays in the verifying loop (perf: verification took as long as the kernel's copy).
+        MemorySegment bufs = MemorySegment.ofBuffer(Buffers.alignedDirect(depth * s.ioSize()));
+        MemorySegment pattern = s.load().write
+                ? MemorySegment.ofBuffer(Buffers.alignedDirect((int) s.pattern().byteSize())).copyFrom(s.pattern()) : null;
         if (executor == null) {
             executor = IoExecutor.builder().loops(1).entries(Math.max(64, depth * 2)).inFlightLimit(Math.max(depth, 1))
                     .name("bench-loadtypes").build();

@@ -343,13 +343,41 @@ final class EventLoop implements Runnable {
             r.fail(new CancellationException(r.name() + " cancelled"));
             return;
         }
-        if (p.inflight >= config.inFlightLimit || !p.waiting.isEmpty()) {
+        long bytes = bytesOf(r, f);
+        if (p.inflight >= config.inFlightLimit || !p.waiting.isEmpty() || tooManyBytes(p, bytes)) {
             p.waiting.add(r);
             stats.queued(1);
             return;
         }
+        take(p, r, bytes);
+    }
+
+    /**
+     * What {@code r} moves through the page cache of a regular file: counted against
+     * {@link io.github.uring4j.engine.EngineConfig#inFlightBytes}.
+     */
+    private long bytesOf(Request r, UringFile f) {
+        if (f.direct || !inline.isRegular(f)) {
+            return 0; // O_DIRECT: the device copies, not the CPU, and wants depth; a pipe's read may wait for a write
+        }
+        return switch (r.kind) {
+            case Request.READ, Request.WRITE, Request.WRITE_SYNC -> r.length;
+            case Request.READV, Request.WRITEV -> r.iovTotal();
+            default -> 0;
+        };
+    }
+
+    /** One request at least always runs, whatever its size. */
+    private boolean tooManyBytes(UringFile.PerLoop p, long bytes) {
+        return p.inflight > 0 && p.bytes + bytes > config.inFlightBytes;
+    }
+
+    private void take(UringFile.PerLoop p, Request r, long bytes) {
         p.inflight++;
-        start(slots.take(r));
+        p.bytes += bytes;
+        Slot s = slots.take(r);
+        s.admittedBytes = bytes;
+        start(s);
     }
 
     /** Prepares the slot's entries now, or when the SQ has room. */
@@ -396,6 +424,8 @@ final class EventLoop implements Runnable {
     /** The slot is done: free it, and let the file's next waiting request in (or finish the file's quiesce). */
     void release(Slot s) {
         Request r = s.request;
+        long bytes = s.admittedBytes;
+        s.admittedBytes = 0;
         slots.give(s);
         stats.inFlight(slots.used());
         stats.completedOne();
@@ -405,6 +435,7 @@ final class EventLoop implements Runnable {
         UringFile f = (UringFile) r.handle;
         UringFile.PerLoop p = f.peek(this);
         p.inflight--;
+        p.bytes -= bytes;
         if (p.quiescing) {
             if (p.inflight == 0) {
                 closer.quiesced(f);
@@ -412,14 +443,20 @@ final class EventLoop implements Runnable {
             return;
         }
         while (!p.waiting.isEmpty() && p.inflight < config.inFlightLimit) {
-            Request next = p.waiting.poll();
-            stats.queued(-1);
+            Request next = p.waiting.peek();
             if (next.isCancelled()) {
+                p.waiting.poll();
+                stats.queued(-1);
                 next.fail(new CancellationException(next.name() + " cancelled"));
                 continue;
             }
-            p.inflight++;
-            start(slots.take(next));
+            long need = bytesOf(next, f);
+            if (tooManyBytes(p, need)) {
+                break;
+            }
+            p.waiting.poll();
+            stats.queued(-1);
+            take(p, next, need);
         }
     }
 

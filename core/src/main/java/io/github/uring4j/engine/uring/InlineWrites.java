@@ -82,7 +82,7 @@ final class InlineWrites {
     private boolean call(Slot s, UringFile f, MemorySegment iov, int count, long position, long total) {
         long res;
         try {
-            if (f.inlineWrites == UringFile.INLINE_UNKNOWN && !regular(f)) {
+            if (f.inlineWrites == UringFile.INLINE_UNKNOWN && !isRegular(f)) {
                 // A pipe, a socket or a device: no file offset to write at, and a write that may wait for a reader.
                 f.inlineWrites = UringFile.INLINE_NEVER;
                 return false;
@@ -120,10 +120,19 @@ final class InlineWrites {
         }
     }
 
-    /** True if {@code f} is a regular file (asked once per file: the answer decides its {@code inlineWrites}). */
-    private boolean regular(UringFile f) {
-        int r = LeanCalls.statx(capture, f.fd, emptyPath, Uapi.AT_EMPTY_PATH, Statx.STATX_TYPE, statx.segment());
-        return r == 0 && statx.isRegularFile();
+    /** True if {@code f} is a regular file (asked of the kernel once per file). */
+    boolean isRegular(UringFile f) {
+        int t = f.type;
+        if (t == UringFile.TYPE_UNKNOWN) {
+            try {
+                int r = LeanCalls.statx(capture, f.fd, emptyPath, Uapi.AT_EMPTY_PATH, Statx.STATX_TYPE, statx.segment());
+                t = r == 0 && statx.isRegularFile() ? UringFile.TYPE_REGULAR : UringFile.TYPE_OTHER;
+            } catch (IllegalStateException | LinkageError e) {
+                t = UringFile.TYPE_OTHER;
+            }
+            f.type = t;
+        }
+        return t == UringFile.TYPE_REGULAR;
     }
 
     private boolean queue(Slot s, long res) {

@@ -32,6 +32,8 @@ final class Slot {
     int cqes;
     /** What each entry returned, by sub. */
     final int[] res = new int[SUBS];
+    /** Bytes this request counts against its file's in-flight bytes on this loop. */
+    long admittedBytes;
     /** The result of a write the loop made itself, delivered in the loop's next turn. */
     int inlineRes;
     /** Where the request stands (opens and closes go through stages). */

@@ -1,5 +1,6 @@
 package io.github.uring4j.engine.uring;
 
+import io.github.uring4j.engine.EngineConfig;
 import io.github.uring4j.engine.FileHandle;
 import io.github.uring4j.engine.IoBackend;
 import io.github.uring4j.engine.OpenSpec;
@@ -34,6 +35,13 @@ final class UringFile extends FileHandle {
     static final int INLINE_BLOCKING = 2;
     /** Never from the loop. */
     static final int INLINE_NEVER = 3;
+    /** {@link #type}: not asked yet. */
+    static final int TYPE_UNKNOWN = 0;
+    static final int TYPE_REGULAR = 1;
+    /** A pipe, socket or device: an operation may wait on another (a read for a write), so none waits for bytes. */
+    static final int TYPE_OTHER = 2;
+    /** What kind of file this is, asked by the first loop that needs to know; any loop may set it. */
+    volatile int type;
     /** How the loops write this file (see {@link InlineWrites}); any loop may update it, the last word wins. */
     volatile int inlineWrites;
     /** Until this {@link System#nanoTime()}, blocking writes of this file go to the ring. */
@@ -44,6 +52,8 @@ final class UringFile extends FileHandle {
     /** One loop's view of the file. */
     static final class PerLoop {
         int inflight;
+        /** Bytes the buffered transfers in flight move (see {@link EngineConfig#inFlightBytes}). */
+        long bytes;
         final ArrayDeque<Request> waiting = new ArrayDeque<>(4);
         boolean quiescing;
     }
