@@ -131,7 +131,7 @@ public final class AsyncFile implements AutoCloseable {
      */
     public static CompletableFuture<AsyncFile> open(IoExecutor executor, Path path, OpenOption... options) {
         Request r = openRequest(executor, path, Set.of(options));
-        OpFuture<AsyncFile> f = new OpFuture<>(executor.backend, r, r.generation());
+        OpFuture<AsyncFile> f = new OpFuture<>(executor.backend, r, r.generation(), executor.futureExecutor);
         r.target = f;
         FileIoEvents.begin(r, executor.backend.name());
         executor.backend.submit(r);
@@ -175,7 +175,7 @@ public final class AsyncFile implements AutoCloseable {
         if (r == null) {
             return CompletableFuture.failedFuture(closed());
         }
-        OpFuture<T> f = new OpFuture<>(backend, r, r.generation());
+        OpFuture<T> f = new OpFuture<>(backend, r, r.generation(), executor.futureExecutor);
         r.target = f;
         FileIoEvents.begin(r, backend.name());
         backend.submit(r);
@@ -507,7 +507,7 @@ public final class AsyncFile implements AutoCloseable {
                 closeFuture = CompletableFuture.completedFuture(null);
                 return closeFuture;
             }
-            CompletableFuture<Void> done = new OpFuture<>(backend);
+            CompletableFuture<Void> done = new OpFuture<>(backend, null, 0, executor.futureExecutor);
             closeFuture = done;
             Request r = backend.acquire();
             r.kind = Request.CLOSE;

@@ -4,6 +4,8 @@ import io.github.uring4j.engine.IoBackend;
 import io.github.uring4j.engine.Request;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -18,16 +20,40 @@ class OpFuture<T> extends CompletableFuture<T> {
     private final IoBackend backend;
     private final Request request;
     private final int generation;
+    /** Where the operation's end completes this future ({@link IoExecutor.Builder#futureExecutor}); null: the loop. */
+    private final Executor completer;
 
-    OpFuture(IoBackend backend, Request request, int generation) {
+    OpFuture(IoBackend backend, Request request, int generation, Executor completer) {
         this.backend = backend;
         this.request = request;
         this.generation = generation;
+        this.completer = completer;
     }
 
     /** A derived stage: it knows the loops, but has no operation to cancel. */
     OpFuture(IoBackend backend) {
-        this(backend, null, 0);
+        this(backend, null, 0, null);
+    }
+
+    /**
+     * Runs {@code completion} (which completes this future) on the executor the builder named, or here when it
+     * named none, or refuses the task (shut down): the future is completed either way.
+     */
+    Executor completer() {
+        return completer;
+    }
+
+    void deliver(Runnable completion) {
+        Executor e = completer;
+        if (e == null) {
+            completion.run();
+            return;
+        }
+        try {
+            e.execute(completion);
+        } catch (RejectedExecutionException | NullPointerException refused) {
+            completion.run();
+        }
     }
 
     @Override

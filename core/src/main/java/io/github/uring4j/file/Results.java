@@ -25,10 +25,17 @@ final class Results {
     /** A close: a file the executor closed first counts as closed. {@code attachment} is the file's handle. */
     static final Completion CLOSE = (target, att, value, opened, error) -> {
         CompletableFuture<?> f = (CompletableFuture<?>) FileIoEvents.finish(target, value, error);
-        if (error == null || ((FileHandle) att).isClosed()) {
-            f.complete(null);
+        Runnable end = () -> {
+            if (error == null || ((FileHandle) att).isClosed()) {
+                f.complete(null);
+            } else {
+                f.completeExceptionally(error);
+            }
+        };
+        if (f instanceof OpFuture<?> op) {
+            op.deliver(end);
         } else {
-            f.completeExceptionally(error);
+            end.run();
         }
     };
 
@@ -40,11 +47,18 @@ final class Results {
             if (target instanceof CompletableFuture<?> f) {
                 @SuppressWarnings("unchecked")
                 CompletableFuture<Object> of = (CompletableFuture<Object>) f;
-                if (error != null) {
-                    of.completeExceptionally(error);
-                } else if (!of.complete(file)) {
-                    // The caller cancelled an open that succeeded: nobody will close this file.
-                    file.closeAsync();
+                Runnable end = () -> {
+                    if (error != null) {
+                        of.completeExceptionally(error);
+                    } else if (!of.complete(file)) {
+                        // The caller cancelled an open that succeeded: nobody will close this file.
+                        file.closeAsync();
+                    }
+                };
+                if (of instanceof OpFuture<?> op) {
+                    op.deliver(end);
+                } else {
+                    end.run();
                 }
                 return;
             }
@@ -52,15 +66,25 @@ final class Results {
         };
     }
 
+    private static void complete(CompletableFuture<Object> f, Object value, Throwable error) {
+        if (error != null) {
+            f.completeExceptionally(error);
+        } else {
+            f.complete(value);
+        }
+    }
+
     @SuppressWarnings("unchecked")
     static void tell(Object target, Object attachment, Object value, Throwable error) {
-        if (target instanceof CompletableFuture<?> f) {
-            CompletableFuture<Object> of = (CompletableFuture<Object>) f;
-            if (error != null) {
-                of.completeExceptionally(error);
+        if (target instanceof OpFuture<?> f) {
+            OpFuture<Object> of = (OpFuture<Object>) f;
+            if (of.completer() == null) {
+                complete(of, value, error);
             } else {
-                of.complete(value);
+                of.deliver(() -> complete(of, value, error));
             }
+        } else if (target instanceof CompletableFuture<?> f) {
+            complete((CompletableFuture<Object>) f, value, error);
         } else if (target instanceof CompletionHandler<?, ?> h) {
             CompletionHandler<Object, Object> oh = (CompletionHandler<Object, Object>) h;
             try {

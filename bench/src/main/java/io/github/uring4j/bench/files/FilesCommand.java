@@ -8,6 +8,8 @@ import io.github.uring4j.bench.common.ResultFile;
 import io.github.uring4j.bench.common.RingFiles;
 import io.github.uring4j.bench.common.Sizes;
 import io.github.uring4j.bench.data.Generator;
+import io.github.uring4j.file.AsyncFile;
+import io.github.uring4j.file.IoExecutor;
 import io.github.uring4j.nio.UringFileSystemProvider;
 import io.github.uring4j.nio.UringFiles;
 import java.io.IOException;
@@ -27,21 +29,31 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.zip.CRC32C;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code files}: what the drop-ins do for whole files, beside the JDK on the same files in the same run: many small
+ * {@code files}: what uring4j does for whole files, beside the JDK on the same files in the same run: a CRC32C of
+ * every small file, {@link #TREE_IN_FLIGHT} at a time, with {@code FileChannel} on virtual threads and with
+ * {@code AsyncFile} future chains (futures completed on the loops, and on the common pool); many small
  * files read whole with {@code Files.readAllBytes} (through uring4j's provider, made in this JVM over the built-in
  * one), open + read + close of 4 KiB through {@code FileChannel}, and a whole-file copy with {@code Files.copy} and
  * {@code transferTo}, from the page cache and from the device. Every byte read or copied is checked.
  */
 @Command(name = "files", mixinStandardHelpOptions = true, versionProvider = io.github.uring4j.bench.Version.class,
-        description = "Whole files through the JDK and through uring4j's drop-ins, interleaved: Files.readAllBytes of many "
-                + "small files, open+read+close of 4 KiB, and a whole-file copy (Files.copy, transferTo) from the page cache "
-                + "and from the device. Every byte is checked.")
+        description = "Whole files through the JDK and through uring4j, interleaved: a checksum of every small file "
+                + "(FileChannel on virtual threads vs AsyncFile future chains), Files.readAllBytes of many small files, "
+                + "open+read+close of 4 KiB, and a whole-file copy (Files.copy, transferTo) from the page cache and from "
+                + "the device. Every byte is checked.")
 public final class FilesCommand implements Callable<Integer> {
 
     @Option(names = "--dir", description = "Directory for the files (default: ${DEFAULT-VALUE}).")
@@ -105,7 +117,17 @@ public final class FilesCommand implements Callable<Integer> {
             jdkPaths[i] = small.resolve(name(i));
             ourPaths[i] = ours.getPath(jdkPaths[i].toString());
         }
+        // Executors a program would make once, one loop per core (as the virtual threads get one carrier per core):
+        // futures completed on the loops (the default), and on the common pool.
+        int cores = Runtime.getRuntime().availableProcessors();
+        IoExecutor onLoop = IoExecutor.builder().loops(cores).name("bench-files-loop").build();
+        IoExecutor onPool = IoExecutor.builder().loops(cores).name("bench-files-pool")
+                .futureExecutor(ForkJoinPool.commonPool()).build();
         Map<String, Way> ways = new LinkedHashMap<>();
+        String sum = "checksum " + count + " files, " + TREE_IN_FLIGHT + " in flight";
+        ways.put(sum + "|jdk FileChannel, virtual threads", full -> checksumThreads(jdkPaths, crcs));
+        ways.put(sum + "|uring4j AsyncFile, futures on the loops", full -> checksumAsync(onLoop, jdkPaths, crcs));
+        ways.put(sum + "|uring4j AsyncFile, futures on the common pool", full -> checksumAsync(onPool, jdkPaths, crcs));
         ways.put("readAllBytes 4-64 KiB|jdk", full -> readAll(jdkPaths, crcs, full));
         ways.put("readAllBytes 4-64 KiB|uring4j", full -> readAll(ourPaths, crcs, full));
         ways.put("open+read+close 4 KiB|jdk", full -> openReadClose(jdkPaths, false, full));
@@ -138,6 +160,8 @@ public final class FilesCommand implements Callable<Integer> {
                 }
             }
         } finally {
+            onLoop.close();
+            onPool.close();
             Files.deleteIfExists(dst);
         }
         List<Result> rows = new ArrayList<>();
@@ -168,6 +192,9 @@ public final class FilesCommand implements Callable<Integer> {
     }
 
     /** The content of small file {@code i}: 4 to 64 KiB of bytes that depend on {@code i}. */
+    /** The largest small file. */
+    static final int MAX_SMALL = 64 * 1024;
+
     private static byte[] content(int i) {
         SplittableRandom r = new SplittableRandom(i * 7919L + 1);
         byte[] b = new byte[4096 + r.nextInt(60 * 1024 + 1)];
@@ -239,6 +266,102 @@ public final class FilesCommand implements Callable<Integer> {
             bytes += b.length;
         }
         return new long[] {nanos, bytes};
+    }
+
+    /** Files checksummed at once by the checksum case. */
+    static final int TREE_IN_FLIGHT = 64;
+
+    /** The user's own work on what was read: CRC32C of the whole file, compared with what was written. */
+    private static void check(ByteBuffer data, Path p, long want) throws IOException {
+        CRC32C c = new CRC32C();
+        c.update(data);
+        if (c.getValue() != want) {
+            throw new IOException("wrong bytes read from " + p);
+        }
+    }
+
+    /** {@code FileChannel} on {@link #TREE_IN_FLIGHT} virtual threads, each taking the next file. */
+    private static long[] checksumThreads(Path[] paths, long[] crcs) throws IOException {
+        AtomicInteger next = new AtomicInteger();
+        AtomicLong bytes = new AtomicLong();
+        long t0 = System.nanoTime();
+        try (ExecutorService ex = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<Future<?>> workers = new ArrayList<>();
+            for (int w = 0; w < TREE_IN_FLIGHT; w++) {
+                workers.add(ex.submit(() -> {
+                    ByteBuffer b = ByteBuffer.allocateDirect(MAX_SMALL + 1);
+                    for (int i; (i = next.getAndIncrement()) < paths.length; ) {
+                        b.clear();
+                        try (FileChannel ch = FileChannel.open(paths[i], StandardOpenOption.READ)) {
+                            while (ch.read(b) > 0) {
+                                // until EOF (or a file larger than it should be fills the buffer)
+                            }
+                        }
+                        b.flip();
+                        check(b, paths[i], crcs[i]);
+                        bytes.addAndGet(b.limit());
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> w : workers) {
+                w.get();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException(e);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+        }
+        return new long[] {System.nanoTime() - t0, bytes.get()};
+    }
+
+    /**
+     * {@code AsyncFile} with {@code CompletableFuture} chains written the ordinary way: {@link #TREE_IN_FLIGHT}
+     * chains of open, read, close, checksum ({@code thenApply}, so it runs where the future completes), next file.
+     */
+    private static long[] checksumAsync(IoExecutor io, Path[] paths, long[] crcs) throws IOException {
+        AtomicInteger next = new AtomicInteger();
+        AtomicLong bytes = new AtomicLong();
+        long t0 = System.nanoTime();
+        List<CompletableFuture<Void>> chains = new ArrayList<>();
+        for (int w = 0; w < TREE_IN_FLIGHT; w++) {
+            chains.add(chain(io, paths, crcs, next, bytes, ByteBuffer.allocateDirect(MAX_SMALL + 1)));
+        }
+        try {
+            CompletableFuture.allOf(chains.toArray(new CompletableFuture<?>[0])).join();
+        } catch (java.util.concurrent.CompletionException e) {
+            throw new IOException("checksum through AsyncFile failed: " + e.getCause(), e.getCause());
+        }
+        return new long[] {System.nanoTime() - t0, bytes.get()};
+    }
+
+    private static CompletableFuture<Void> chain(IoExecutor io, Path[] paths, long[] crcs, AtomicInteger next,
+            AtomicLong bytes, ByteBuffer b) {
+        int i = next.getAndIncrement();
+        if (i >= paths.length) {
+            return CompletableFuture.completedFuture(null);
+        }
+        b.clear();
+        return AsyncFile.open(io, paths[i], StandardOpenOption.READ)
+                .thenCompose(f -> readToEnd(f, b).thenCompose(n -> f.closeAsync().thenApply(v -> n)))
+                .thenApply(n -> {
+                    b.flip();
+                    try {
+                        check(b, paths[i], crcs[i]);
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                    bytes.addAndGet(n);
+                    return null;
+                })
+                .thenCompose(v -> chain(io, paths, crcs, next, bytes, b));
+    }
+
+    /** Reads from where {@code b}'s position says until the end of the file (or a full buffer); the bytes read. */
+    private static CompletableFuture<Integer> readToEnd(AsyncFile f, ByteBuffer b) {
+        return f.read(b, b.position()).thenCompose(n -> n > 0 && b.hasRemaining() ? readToEnd(f, b)
+                : CompletableFuture.completedFuture(b.position()));
     }
 
     private static long[] openReadClose(Path[] paths, boolean ours, boolean full) throws IOException {
