@@ -29,9 +29,11 @@ public final class Request extends MpscQueue.Node {
     public static final int SYNC_RANGE = 12;
     /** A write, then {@code fdatasync}: on io_uring one linked chain. */
     public static final int WRITE_SYNC = 13;
+    /** Open a path read-only, read from its start, close it: one request, no file handle. */
+    public static final int READ_FILE = 14;
 
     private static final String[] NAMES = {"?", "OPEN", "CLOSE", "READ", "WRITE", "READV", "WRITEV", "FSYNC",
-        "STATX", "FTRUNCATE", "FALLOCATE", "FADVISE", "SYNC_FILE_RANGE", "WRITE+FDATASYNC"};
+        "STATX", "FTRUNCATE", "FALLOCATE", "FADVISE", "SYNC_FILE_RANGE", "WRITE+FDATASYNC", "READ_FILE"};
 
     /** Most buffers one vectored request may name. */
     public static final int MAX_IOV = 64;

@@ -26,6 +26,9 @@ public final class Rules {
      */
     public static long afterChunk(Request r, long res, ErrorMapper errors) throws IOException {
         if (res == 0 && r.length > 0) {
+            if (r.kind == Request.READ_FILE) {
+                return 0; // an empty file
+            }
             if (r.kind == Request.READ) {
                 if (r.fully) {
                     throw errors.endOfFile(r.pathForErrors(), r.position, r.done, r.done + r.length);

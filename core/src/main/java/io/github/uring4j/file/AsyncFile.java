@@ -149,6 +149,82 @@ public final class AsyncFile implements AutoCloseable {
         executor.backend.submit(r);
     }
 
+    /**
+     * Reads the file at {@code path} from its start into {@code dst}: opens it read-only, reads once and closes it,
+     * without an {@code AsyncFile} in between. On io_uring the three are one linked submission (open into a
+     * registered-file slot, read from the slot, close the slot; a file system's open, read and close as one trip
+     * through the kernel), or an open and then a read linked to the close when every slot is taken; on the threads
+     * backend, three blocking calls on one worker.
+     *
+     * <p>The kernel reads a regular file up to the end of the file or of the buffer, whichever comes first; so the
+     * count is the file's size when it fits (0 for an empty file), and {@code dst.remaining()} when it does not (read
+     * the rest through {@link #open}). {@code dst}'s position advances by the count. A file that is not regular (a
+     * FIFO, a device) is read once, as a single {@code read} would.
+     *
+     * @return the bytes read; an open that fails fails as {@link #open}'s does ({@code NoSuchFileException},
+     *         {@code AccessDeniedException}, ...), a read with {@link FileIOException} naming {@code READ_FILE}, the
+     *         path and the errno (for example {@code EISDIR})
+     * @throws IllegalArgumentException for a read-only buffer
+     * @throws IllegalStateException    when the executor is closed
+     */
+    public static CompletableFuture<Integer> readFile(IoExecutor executor, Path path, ByteBuffer dst) {
+        Objects.requireNonNull(dst, "dst");
+        if (dst.isReadOnly()) {
+            throw new IllegalArgumentException("read into a read-only buffer");
+        }
+        Request r = readFileRequest(executor, path);
+        try {
+            Memory.buffer(r, dst, true, executor.bounces);
+        } catch (RuntimeException e) {
+            r.discard();
+            throw e;
+        }
+        r.length = dst.remaining();
+        return submitReadFile(executor, r);
+    }
+
+    /**
+     * {@link #readFile(IoExecutor, Path, ByteBuffer)} into a segment (at most 2 GiB - 1 bytes); the memory rules of
+     * {@link #read(MemorySegment, long)} apply.
+     */
+    public static CompletableFuture<Integer> readFile(IoExecutor executor, Path path, MemorySegment dst) {
+        Objects.requireNonNull(dst, "dst");
+        if (dst.isReadOnly()) {
+            throw new IllegalArgumentException("read into a read-only segment");
+        }
+        if (dst.byteSize() > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("one operation moves at most 2 GiB - 1 bytes, not " + dst.byteSize());
+        }
+        Request r = readFileRequest(executor, path);
+        try {
+            Memory.segment(r, dst, (int) dst.byteSize(), true, executor.bounces);
+        } catch (RuntimeException e) {
+            r.discard();
+            throw e;
+        }
+        r.length = (int) dst.byteSize();
+        return submitReadFile(executor, r);
+    }
+
+    private static Request readFileRequest(IoExecutor executor, Path path) {
+        OpenSpec spec = OpenOptions.parse(path, Set.of(StandardOpenOption.READ));
+        executor.checkOpen();
+        Request r = executor.backend.acquire();
+        r.kind = Request.READ_FILE;
+        r.open = spec;
+        r.completion = Results.INT;
+        return r;
+    }
+
+    private static CompletableFuture<Integer> submitReadFile(IoExecutor executor, Request r) {
+        r.position = 0;
+        OpFuture<Integer> f = new OpFuture<>(executor.backend, r, r.generation(), executor.futureExecutor);
+        r.target = f;
+        FileIoEvents.begin(r, executor.backend.name());
+        executor.backend.submit(r);
+        return f;
+    }
+
     private static Request openRequest(IoExecutor executor, Path path, Set<? extends OpenOption> options) {
         OpenSpec spec = OpenOptions.parse(path, options);
         executor.checkOpen();

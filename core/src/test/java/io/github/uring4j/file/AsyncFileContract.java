@@ -738,4 +738,84 @@ abstract class AsyncFileContract {
             assertEquals(pattern(3000, 23)[0], b.get(0));
         }
     }
+
+    // ------------------------------------------------------------------------------------------ readFile
+
+    @Test
+    void readFileReadsWholeFilesOfEverySizeIntoEveryKindOfMemory() throws Exception {
+        for (int size : new int[] {0, 1, 4095, 4096, 100_000}) {
+            byte[] data = pattern(size, size + 3);
+            Path p = file("whole" + size, data);
+            ByteBuffer direct = ByteBuffer.allocateDirect(size + 10).position(5);
+            assertEquals(size, get(AsyncFile.readFile(io, p, direct)));
+            assertEquals(5 + size, direct.position(), "the buffer's position advances by the count");
+            byte[] back = new byte[size];
+            direct.get(5, back);
+            assertArrayEquals(data, back);
+            ByteBuffer heap = ByteBuffer.allocate(size + 1);
+            assertEquals(size, get(AsyncFile.readFile(io, p, heap)));
+            assertArrayEquals(data, java.util.Arrays.copyOf(heap.array(), size));
+            MemorySegment seg = java.lang.foreign.Arena.ofAuto().allocate(size + 1);
+            assertEquals(size, get(AsyncFile.readFile(io, p, seg)));
+            assertArrayEquals(data, seg.asSlice(0, size).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+        }
+    }
+
+    @Test
+    void readFileOfAFileLargerThanTheBufferFillsTheBuffer() throws Exception {
+        byte[] data = pattern(10_000, 31);
+        Path p = file("larger", data);
+        ByteBuffer b = ByteBuffer.allocateDirect(4096);
+        assertEquals(4096, get(AsyncFile.readFile(io, p, b)));
+        assertFalse(b.hasRemaining());
+        byte[] back = new byte[4096];
+        b.flip().get(back);
+        assertArrayEquals(java.util.Arrays.copyOf(data, 4096), back);
+    }
+
+    @Test
+    void readFileFailuresSayWhatFailedWhere() throws Exception {
+        Path missing = dir.resolve("missing");
+        // The open fails as AsyncFile.open's does (the JDK's exception types), the read with the errno.
+        Throwable t = failure(AsyncFile.readFile(io, missing, ByteBuffer.allocateDirect(16)));
+        assertInstanceOf(NoSuchFileException.class, t);
+        assertEquals(missing.toString(), ((NoSuchFileException) t).getFile());
+        Path sub = Files.createDirectory(dir.resolve("sub"));
+        t = failure(AsyncFile.readFile(io, sub, ByteBuffer.allocateDirect(16)));
+        assertInstanceOf(FileIOException.class, t);
+        assertTrue(t.getMessage().contains("EISDIR") && t.getMessage().contains(sub.toString()), t.getMessage());
+        assertThrows(IllegalArgumentException.class,
+                () -> AsyncFile.readFile(io, missing, ByteBuffer.allocateDirect(16).asReadOnlyBuffer()));
+        assertThrows(NullPointerException.class, () -> AsyncFile.readFile(io, missing, (ByteBuffer) null));
+    }
+
+    @Test
+    void manyReadFilesAtOnceLeakNoDescriptorAndEveryOneIsRight() throws Exception {
+        // More at once than registered slots (4 here): the rest take the open-then-read way; none may leak.
+        io.close();
+        io = builder().registeredFiles(4).inFlightLimit(1024).build();
+        int n = 300;
+        Path[] paths = new Path[n];
+        for (int i = 0; i < n; i++) {
+            paths[i] = file("many" + i, pattern(100 + i * 37, i));
+        }
+        int before = TestFiles.openFds();
+        for (int round = 0; round < 3; round++) {
+            List<CompletableFuture<Integer>> all = new ArrayList<>();
+            List<ByteBuffer> bufs = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                ByteBuffer b = ByteBuffer.allocateDirect(20_000);
+                bufs.add(b);
+                all.add(AsyncFile.readFile(io, paths[i], b));
+            }
+            for (int i = 0; i < n; i++) {
+                int size = 100 + i * 37;
+                assertEquals(size, get(all.get(i)));
+                byte[] back = new byte[size];
+                bufs.get(i).flip().get(back);
+                assertArrayEquals(pattern(size, i), back);
+            }
+        }
+        assertEquals(before, TestFiles.openFds(), "descriptors left open: " + TestFiles.fdTargets());
+    }
 }

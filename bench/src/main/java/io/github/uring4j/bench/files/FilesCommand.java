@@ -128,6 +128,7 @@ public final class FilesCommand implements Callable<Integer> {
         ways.put(sum + "|jdk FileChannel, virtual threads", full -> checksumThreads(jdkPaths, crcs));
         ways.put(sum + "|uring4j AsyncFile, futures on the loops", full -> checksumAsync(onLoop, jdkPaths, crcs));
         ways.put(sum + "|uring4j AsyncFile, futures on the common pool", full -> checksumAsync(onPool, jdkPaths, crcs));
+        ways.put(sum + "|uring4j AsyncFile.readFile, futures on the loops", full -> checksumReadFile(onLoop, jdkPaths, crcs));
         ways.put("readAllBytes 4-64 KiB|jdk", full -> readAll(jdkPaths, crcs, full));
         ways.put("readAllBytes 4-64 KiB|uring4j", full -> readAll(ourPaths, crcs, full));
         ways.put("open+read+close 4 KiB|jdk", full -> openReadClose(jdkPaths, false, full));
@@ -334,6 +335,44 @@ public final class FilesCommand implements Callable<Integer> {
             throw new IOException("checksum through AsyncFile failed: " + e.getCause(), e.getCause());
         }
         return new long[] {System.nanoTime() - t0, bytes.get()};
+    }
+
+    /** As {@link #checksumAsync}, each file read with {@code AsyncFile.readFile} (open, read, close linked). */
+    private static long[] checksumReadFile(IoExecutor io, Path[] paths, long[] crcs) throws IOException {
+        AtomicInteger next = new AtomicInteger();
+        AtomicLong bytes = new AtomicLong();
+        long t0 = System.nanoTime();
+        List<CompletableFuture<Void>> chains = new ArrayList<>();
+        for (int w = 0; w < TREE_IN_FLIGHT; w++) {
+            chains.add(readFileChain(io, paths, crcs, next, bytes, ByteBuffer.allocateDirect(MAX_SMALL + 1)));
+        }
+        try {
+            CompletableFuture.allOf(chains.toArray(new CompletableFuture<?>[0])).join();
+        } catch (java.util.concurrent.CompletionException e) {
+            throw new IOException("checksum through AsyncFile.readFile failed: " + e.getCause(), e.getCause());
+        }
+        return new long[] {System.nanoTime() - t0, bytes.get()};
+    }
+
+    private static CompletableFuture<Void> readFileChain(IoExecutor io, Path[] paths, long[] crcs, AtomicInteger next,
+            AtomicLong bytes, ByteBuffer b) {
+        int i = next.getAndIncrement();
+        if (i >= paths.length) {
+            return CompletableFuture.completedFuture(null);
+        }
+        b.clear();
+        return AsyncFile.readFile(io, paths[i], b)
+                .thenApply(n -> {
+                    b.flip();
+                    try {
+                        check(b, paths[i], crcs[i]);
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                    bytes.addAndGet(n);
+                    return null;
+                })
+                .thenCompose(v -> readFileChain(io, paths, crcs, next, bytes, b));
     }
 
     private static CompletableFuture<Void> chain(IoExecutor io, Path[] paths, long[] crcs, AtomicInteger next,

@@ -99,7 +99,7 @@ final class JdkCalls implements Calls {
 
     @Override
     public long transfer(Request r, ThreadsFile f) throws Throwable {
-        boolean read = r.kind == Request.READ;
+        boolean read = r.kind == Request.READ || r.kind == Request.READ_FILE;
         while (true) {
             ByteBuffer b = chunk(r);
             int n = read ? f.channel.read(b, r.position) : f.channel.write(b, r.position);

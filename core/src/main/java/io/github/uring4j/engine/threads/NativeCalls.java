@@ -49,7 +49,7 @@ final class NativeCalls implements Calls {
     @Override
     public long transfer(Request r, ThreadsFile f) throws Throwable {
         int fd = f.fd;
-        boolean read = r.kind == Request.READ;
+        boolean read = r.kind == Request.READ || r.kind == Request.READ_FILE;
         while (true) {
             MemorySegment m = MemorySegment.ofAddress(r.address).reinterpret(r.length);
             long res;

@@ -105,7 +105,7 @@ public final class ThreadsBackend implements IoBackend {
             end(t, 0, new AsynchronousCloseException());
             return;
         }
-        if (r.kind == Request.OPEN) {
+        if (r.kind == Request.OPEN || r.kind == Request.READ_FILE) {
             execute(t);
             return;
         }
@@ -165,6 +165,8 @@ public final class ThreadsBackend implements IoBackend {
         try {
             if (r.kind == Request.OPEN) {
                 opened = open(r);
+            } else if (r.kind == Request.READ_FILE) {
+                v = readFile(r);
             } else {
                 ThreadsFile f = (ThreadsFile) r.handle;
                 v = switch (r.kind) {
@@ -185,6 +187,23 @@ public final class ThreadsBackend implements IoBackend {
             r.opened(opened);
         } else {
             end(t, v, error);
+        }
+    }
+
+    /** Opens the path, reads from its start, closes it; the bytes read (0 for an empty file). */
+    private long readFile(Request r) throws Throwable {
+        ThreadsFile f = calls.open(this, r);
+        Throwable failure = null;
+        try {
+            return calls.transfer(r, f);
+        } catch (Throwable t) {
+            failure = t;
+            throw t;
+        } finally {
+            IOException closed = calls.close(f);
+            if (closed != null && failure == null) {
+                throw closed;
+            }
         }
     }
 

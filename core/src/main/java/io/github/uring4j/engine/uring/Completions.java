@@ -140,6 +140,7 @@ final class Completions implements CqeHandler {
                 succeed(s, 0);
             }
             case Request.OPEN -> open(s, r);
+            case Request.READ_FILE -> readFile(s, r);
             case Request.CLOSE -> loop.closer.closed(s);
             default -> throw new IllegalStateException("request kind " + r.kind);
         }
@@ -216,6 +217,75 @@ final class Completions implements CqeHandler {
         loop.homeFiles.add(f);
         loop.release(s);
         r.opened(f);
+    }
+
+    // ------------------------------------------------------------------------------------------ read a whole file
+
+    private void readFile(Slot s, Request r) throws IOException {
+        int open = s.res[Slot.MAIN];
+        switch (s.stage) {
+            case Encoder.FILE_LINKED -> {
+                int close = s.res[Slot.CLOSE_FD];
+                if (open >= 0 && close < 0 && !loop.closing) {
+                    // The file opened but its slot did not close: close it again before the slot is reused. (At
+                    // shutdown the ring's end closes every registered file.)
+                    s.stage = Encoder.FILE_CLEANUP;
+                    loop.start(s);
+                    return;
+                }
+                loop.encoder.giveFixed(s.fixed);
+                s.fixed = -1;
+                readFileDone(s, r, open);
+            }
+            case Encoder.FILE_OPEN -> {
+                if (open < 0) {
+                    readFileDone(s, r, open);
+                    return;
+                }
+                if (abandoned(r)) {
+                    loop.sys.close(open); // cancelled (or closing) between the open and the read
+                    readFileDone(s, r, -Errno.ECANCELED);
+                    return;
+                }
+                s.fd = open;
+                s.stage = Encoder.FILE_READ;
+                loop.start(s); // the read and the close of the descriptor, linked
+            }
+            case Encoder.FILE_READ -> {
+                if (s.res[Slot.CLOSE_FD] == -Errno.ECANCELED) {
+                    loop.sys.close(s.fd); // the linked close was cancelled with the read (shutdown): close it here
+                }
+                s.fd = -1;
+                readFileDone(s, r, 0);
+            }
+            case Encoder.FILE_CLEANUP -> {
+                if (s.res[Slot.FILES] >= 0 || s.res[Slot.FILES] == -Errno.EBADF) {
+                    loop.encoder.giveFixed(s.fixed); // empty now; a slot that cannot be emptied is never reused
+                } else {
+                    Log.warn("READ_FILE of " + r.pathForErrors() + ": registered slot " + s.fixed + " could not be"
+                            + " closed (" + Errno.name(-s.res[Slot.FILES]) + "); it stays out of use");
+                }
+                s.fixed = -1;
+                readFileDone(s, r, open);
+            }
+            default -> throw new IllegalStateException("read-file stage " + s.stage);
+        }
+    }
+
+    /** The open's result, then the read's: the first failure, or the bytes read. */
+    private void readFileDone(Slot s, Request r, int open) throws IOException {
+        if (open < 0) {
+            int e = -open;
+            end(s, e == Errno.ECANCELED || e == Errno.EINTR ? error(s, open)
+                    : errors.error(e, "OPEN", r.pathForErrors(), -1, false));
+            return;
+        }
+        int read = s.res[Slot.LINKED];
+        if (read < 0) {
+            end(s, error(s, read));
+            return;
+        }
+        succeed(s, Rules.afterChunk(r, read, errors));
     }
 
     // ------------------------------------------------------------------------------------------ the loop failed

@@ -29,6 +29,13 @@ final class Encoder {
     static final int OPEN_PATH = 0;
     static final int OPEN_DETAILS = 1;
     static final int OPEN_DISCARD = 2;
+    /** READ_FILE stages (see {@link Completions}): open, read and close linked on a registered slot, ... */
+    static final int FILE_LINKED = 0;
+    /** ... or, with no free slot, an open, then a read linked to the close of the descriptor ... */
+    static final int FILE_OPEN = 1;
+    static final int FILE_READ = 2;
+    /** ... and a second close of the slot when the linked one failed. */
+    static final int FILE_CLEANUP = 3;
     /** Close stages (see {@link Closer}). */
     static final int CLOSE_QUIESCE = 0;
     static final int CLOSE_SYSCALLS = 1;
@@ -157,9 +164,15 @@ final class Encoder {
         loop.expected++;
     }
 
-    /** ASYNC_CANCEL of the slot's main entry. */
+    /**
+     * ASYNC_CANCEL of the slot's main entry; for a READ_FILE also of its read (the open may be done and the read
+     * waiting, as on a FIFO without a writer), whose linked close then still runs.
+     */
     void cancel(Slot s) {
         count(ring.nextSqe().cancel(Slot.userData(s.index, Slot.MAIN), 0), s, Slot.CANCEL);
+        if (s.request.kind == Request.READ_FILE) {
+            count(ring.nextSqe().cancel(Slot.userData(s.index, Slot.LINKED), 0), s, Slot.CANCEL);
+        }
     }
 
     // ---- the requests
@@ -170,6 +183,7 @@ final class Encoder {
             case Request.READ, Request.WRITE, Request.WRITE_SYNC -> transfer(s, r);
             case Request.READV, Request.WRITEV -> vector(s, r);
             case Request.OPEN -> open(s, r);
+            case Request.READ_FILE -> readFile(s, r);
             case Request.CLOSE -> close(s, (UringFile) r.handle);
             default -> other(s, r);
         }
@@ -292,6 +306,38 @@ final class Encoder {
                 count(ring.nextSqe().close(s.fd), s, Slot.CLOSE_FD);
             }
             default -> throw new IllegalStateException("open stage " + s.stage);
+        }
+    }
+
+    private void readFile(Slot s, Request r) {
+        OpenSpec spec = r.open;
+        int flags = spec.flags() | OpenFlag.CLOEXEC;
+        switch (s.stage) {
+            case FILE_LINKED -> {
+                s.res[Slot.MAIN] = 0;
+                s.res[Slot.LINKED] = 0;
+                s.res[Slot.CLOSE_FD] = 0;
+                int slot = takeFixed();
+                if (slot < 0) {
+                    s.stage = FILE_OPEN;
+                    readFile(s, r);
+                    return;
+                }
+                s.fixed = slot;
+                // open → read → close: a failed open cancels the rest; the close runs whatever the read returns.
+                FileTarget t = FileTarget.fixed(slot);
+                // A registered slot is no descriptor: the kernel refuses O_CLOEXEC for it (EINVAL).
+                count(ring.nextSqe().openatDirect(At.FDCWD, spec.cPath(), spec.flags() & ~OpenFlag.CLOEXEC, 0, slot).link(), s, Slot.MAIN);
+                count(ring.nextSqe().read(t, r.address, r.length, 0).hardLink(), s, Slot.LINKED);
+                count(ring.nextSqe().closeFixed(slot), s, Slot.CLOSE_FD);
+            }
+            case FILE_OPEN -> count(ring.nextSqe().openat(At.FDCWD, spec.cPath(), flags, 0), s, Slot.MAIN);
+            case FILE_READ -> {
+                count(ring.nextSqe().read(FileTarget.fd(s.fd), r.address, r.length, 0).hardLink(), s, Slot.LINKED);
+                count(ring.nextSqe().close(s.fd), s, Slot.CLOSE_FD);
+            }
+            case FILE_CLEANUP -> count(ring.nextSqe().closeFixed(s.fixed), s, Slot.FILES);
+            default -> throw new IllegalStateException("read-file stage " + s.stage);
         }
     }
 

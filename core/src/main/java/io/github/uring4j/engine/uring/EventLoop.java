@@ -317,9 +317,9 @@ final class EventLoop implements Runnable {
             r.fail(new AsynchronousCloseException());
             return;
         }
-        if (r.kind == Request.OPEN) {
+        if (r.kind == Request.OPEN || r.kind == Request.READ_FILE) {
             if (r.isCancelled()) {
-                r.fail(new CancellationException("OPEN cancelled"));
+                r.fail(new CancellationException(r.name() + " cancelled"));
                 return;
             }
             start(slots.take(r));

@@ -126,7 +126,7 @@ public final class UringBackend implements IoBackend {
     public void submit(Request r) {
         EventLoop here = current();
         EventLoop to;
-        if (r.kind == Request.OPEN) {
+        if (r.kind == Request.OPEN || r.kind == Request.READ_FILE) {
             to = here != null ? here : loops.length == 1 ? loops[0] : loops[Math.floorMod(next.getAndIncrement(), loops.length)];
         } else {
             EventLoop home = ((UringFile) r.handle).home;

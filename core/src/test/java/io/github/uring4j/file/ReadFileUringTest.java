@@ -1,0 +1,68 @@
+package io.github.uring4j.file;
+
+import static io.github.uring4j.file.TestFiles.failure;
+import static io.github.uring4j.file.TestFiles.get;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.nio.channels.AsynchronousCloseException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@link AsyncFile#readFile} on io_uring when it never finishes by itself (a FIFO without a writer: the open
+ * succeeds, the read waits for data): cancel and close end it, nothing leaks, and the registered slot serves the
+ * next file.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class ReadFileUringTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void aWaitingReadFileIsCancelledItsFileClosedAndTheSlotReused() throws Exception {
+        Path fifo = TestFiles.fifo(dir, "fifo");
+        Path plain = Files.write(dir.resolve("plain"), new byte[] {1, 2, 3});
+        int fdsBefore = TestFiles.openFds();
+        try (IoExecutor io = UringExecutorTest.uring().registeredFiles(1).build()) {
+            CompletableFuture<Integer> blocked = AsyncFile.readFile(io, fifo, ByteBuffer.allocateDirect(16));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (io.inFlight() < 1 && System.nanoTime() < deadline) {
+                Thread.sleep(2);
+            }
+            Thread.sleep(50);
+            assertTrue(!blocked.isDone(), "the read waits for a writer");
+            assertTrue(blocked.cancel(true));
+            assertTrue(failure(blocked) instanceof CancellationException);
+            UringExecutorTest.waitIdle(io);
+            // The only registered slot is free again: the next readFile uses it and reads the file.
+            ByteBuffer b = ByteBuffer.allocateDirect(8);
+            assertEquals(3, get(AsyncFile.readFile(io, plain, b)));
+            assertEquals(3, b.get(2));
+        }
+        assertEquals(fdsBefore, TestFiles.openFds(), "descriptors left: " + TestFiles.fdTargets());
+    }
+
+    @Test
+    void closingTheExecutorEndsAWaitingReadFile() throws Exception {
+        Path fifo = TestFiles.fifo(dir, "fifo2");
+        int fdsBefore = TestFiles.openFds();
+        IoExecutor io = UringExecutorTest.uring().build();
+        CompletableFuture<Integer> blocked = AsyncFile.readFile(io, fifo, ByteBuffer.allocateDirect(16));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (io.inFlight() < 1 && System.nanoTime() < deadline) {
+            Thread.sleep(2);
+        }
+        io.close();
+        Throwable t = failure(blocked);
+        assertTrue(t instanceof AsynchronousCloseException || t instanceof CancellationException, String.valueOf(t));
+        assertEquals(fdsBefore, TestFiles.openFds(), "descriptors left: " + TestFiles.fdTargets());
+    }
+}
