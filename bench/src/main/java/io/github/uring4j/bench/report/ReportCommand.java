@@ -45,6 +45,7 @@ public final class ReportCommand implements Callable<Integer> {
 
     static final String FILES_SMALL = "Small files through the drop-ins (page cache)";
     static final String FILES_COPY = "Whole-file copies, the JDK and the drop-ins";
+    static final String FILES_SUM = "Checksum of many small files, 64 in flight (page cache)";
 
     @Option(names = "--collect", split = ",", description = "Instead of running, render these result JSON files (or directories of them): "
             + "results.json / --json output of read, loadtypes, fio, report, and JMH's -rf json output.")
@@ -86,6 +87,7 @@ public final class ReportCommand implements Callable<Integer> {
                         r.params.put("category", r.params.get("load") + " " + r.params.get("size"));
                     }
                     String w = r.params.containsKey("category") && r.params.containsKey("load") ? "Load types"
+                            : r.workload.startsWith("files-checksum") ? FILES_SUM
                             : r.workload.startsWith("files-") ? (r.primaryUnit.equals("GB/s") ? FILES_COPY : FILES_SMALL)
                             : r.workload;
                     byWorkload.computeIfAbsent(w, k -> new ArrayList<>()).add(r);
@@ -232,8 +234,10 @@ public final class ReportCommand implements Callable<Integer> {
             String filesCommand = "uring4j-bench files --count " + fc.count + " --copy-size " + fc.copySize + " --rounds "
                     + fc.rounds;
             List<Result> fileRows = fc.run();
-            add(sections, new Section(FILES_SMALL, filesCommand,
-                    fileRows.stream().filter(r -> !r.primaryUnit.equals("GB/s")).toList()));
+            add(sections, new Section(FILES_SUM, filesCommand,
+                    fileRows.stream().filter(r -> r.workload.startsWith("files-checksum")).toList()));
+            add(sections, new Section(FILES_SMALL, filesCommand, fileRows.stream()
+                    .filter(r -> !r.primaryUnit.equals("GB/s") && !r.workload.startsWith("files-checksum")).toList()));
             add(sections, new Section(FILES_COPY, filesCommand,
                     fileRows.stream().filter(r -> r.primaryUnit.equals("GB/s")).toList()));
         } finally {

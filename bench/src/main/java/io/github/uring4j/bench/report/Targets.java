@@ -52,6 +52,40 @@ public final class Targets {
                     String.format(Locale.ROOT, "%.2f×", ratio(dropVt, jdkVt)), "≥ 1.00×, carriers ≤ cores",
                     ratio(dropVt, jdkVt) >= 1 && c <= cores ? "yes" : "no"));
         }
+        for (String st : new String[] {"ring", "async"}) {
+            Result worst = null;
+            double worstRatio = Double.NaN;
+            for (Section s : sections) {
+                if (!s.title.startsWith("Load types")) {
+                    continue;
+                }
+                for (Result r : s.rows) {
+                    Result ch = r.strategy.equals(st) ? find(sections, x -> x == s, "channel", r.params.get("category")) : null;
+                    double q = ratio(r, ch);
+                    if (!Double.isNaN(q) && (Double.isNaN(worstRatio) || q < worstRatio)) {
+                        worstRatio = q;
+                        worst = r;
+                    }
+                }
+            }
+            if (worst != null) {
+                add(out, "load types (page cache), " + (st.equals("ring") ? "ring API" : "async API") + " vs FileChannel,"
+                        + " worst case (" + worst.params.get("category") + ")", worstRatio, 1.0);
+            }
+        }
+        Predicate<Section> sum = s -> s.title.startsWith("Checksum of many small files");
+        for (Section s : sections) {
+            if (!sum.test(s)) {
+                continue;
+            }
+            for (Result r : s.rows) {
+                if (r.strategy.startsWith("uring4j")) {
+                    add(out, "checksum of small files, 64 in flight, " + r.strategy.substring(8)
+                            + " vs FileChannel on virtual threads", ratio(r, find(sections, sum,
+                            "jdk FileChannel, virtual threads", null)), 1.2);
+                }
+            }
+        }
         Predicate<Section> small = s -> s.title.startsWith("Small files through the drop-ins");
         add(out, "drop-ins: Files.readAllBytes of small (4-64 KiB) cached files vs the JDK",
                 ratio(find(sections, small, "uring4j", "readAllBytes 4-64 KiB"), find(sections, small, "jdk",
