@@ -33,7 +33,7 @@ public abstract class FileHandle {
     protected FileHandle(IoBackend backend, OpenSpec spec, int fd, int memAlign, int offAlign) {
         this.backend = backend;
         this.path = spec.path();
-        this.cPath = spec.cPath();
+        this.cPath = spec.deleteOnClose() ? spec.cPath() : null; // kept for the unlink only
         this.fd = fd;
         this.readable = spec.readable();
         this.writable = spec.writable();

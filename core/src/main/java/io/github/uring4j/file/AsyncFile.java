@@ -206,8 +206,10 @@ public final class AsyncFile implements AutoCloseable {
         return submitReadFile(executor, r);
     }
 
+    private static final Set<OpenOption> READ_ONLY = Set.of(StandardOpenOption.READ);
+
     private static Request readFileRequest(IoExecutor executor, Path path) {
-        OpenSpec spec = OpenOptions.parse(path, Set.of(StandardOpenOption.READ));
+        OpenSpec spec = OpenOptions.parse(path, READ_ONLY);
         executor.checkOpen();
         Request r = executor.backend.acquire();
         r.kind = Request.READ_FILE;

@@ -286,7 +286,7 @@ final class Encoder {
     private void open(Slot s, Request r) {
         OpenSpec spec = r.open;
         switch (s.stage) {
-            case OPEN_PATH -> count(ring.nextSqe().openat(At.FDCWD, spec.cPath(), spec.flags() | OpenFlag.CLOEXEC,
+            case OPEN_PATH -> count(ring.nextSqe().openat(At.FDCWD, s.path(spec), spec.flags() | OpenFlag.CLOEXEC,
                     0666), s, Slot.MAIN);
             case OPEN_DETAILS -> {
                 if (spec.direct()) {
@@ -327,11 +327,11 @@ final class Encoder {
                 // open → read → close: a failed open cancels the rest; the close runs whatever the read returns.
                 FileTarget t = FileTarget.fixed(slot);
                 // A registered slot is no descriptor: the kernel refuses O_CLOEXEC for it (EINVAL).
-                count(ring.nextSqe().openatDirect(At.FDCWD, spec.cPath(), spec.flags() & ~OpenFlag.CLOEXEC, 0, slot).link(), s, Slot.MAIN);
+                count(ring.nextSqe().openatDirect(At.FDCWD, s.path(spec), spec.flags() & ~OpenFlag.CLOEXEC, 0, slot).link(), s, Slot.MAIN);
                 count(ring.nextSqe().read(t, r.address, r.length, 0).hardLink(), s, Slot.LINKED);
                 count(ring.nextSqe().closeFixed(slot), s, Slot.CLOSE_FD);
             }
-            case FILE_OPEN -> count(ring.nextSqe().openat(At.FDCWD, spec.cPath(), flags, 0), s, Slot.MAIN);
+            case FILE_OPEN -> count(ring.nextSqe().openat(At.FDCWD, s.path(spec), flags, 0), s, Slot.MAIN);
             case FILE_READ -> {
                 count(ring.nextSqe().read(FileTarget.fd(s.fd), r.address, r.length, 0).hardLink(), s, Slot.LINKED);
                 count(ring.nextSqe().close(s.fd), s, Slot.CLOSE_FD);

@@ -62,6 +62,26 @@ final class Slot {
         this.fds = arena.allocate(4, 4);
     }
 
+    /** Room for a path of up to {@link #PATH_ROOM} bytes with its NUL, made on first use. */
+    private MemorySegment pathRoom;
+    static final int PATH_ROOM = 4096;
+
+    /**
+     * {@code spec}'s path as a C string the kernel may read until this slot's request ends: copied into the slot's
+     * own memory (no allocation per open), or the spec's own copy for a path longer than Linux's PATH_MAX.
+     */
+    MemorySegment path(io.github.uring4j.engine.OpenSpec spec) {
+        byte[] c = spec.cString();
+        if (c.length > PATH_ROOM) {
+            return spec.cPath(); // the kernel refuses it (ENAMETOOLONG), and says so
+        }
+        if (pathRoom == null) {
+            pathRoom = arena.allocate(PATH_ROOM);
+        }
+        MemorySegment.copy(c, 0, pathRoom, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, c.length);
+        return pathRoom;
+    }
+
     IoVecArray iov() {
         if (iov == null) {
             iov = IoVecArray.allocate(arena, Request.MAX_IOV);
