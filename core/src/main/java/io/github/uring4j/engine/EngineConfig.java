@@ -37,6 +37,11 @@ public final class EngineConfig {
      * cost more than the parallelism gains. Only regular files count, and not their {@code O_DIRECT} transfers.
      */
     public long inFlightBytes = 2L << 20;
+    /**
+     * {@code O_DIRECT} requests one loop keeps in the kernel per block device; more wait, in order. 0: as many as
+     * the device has request tags (from sysfs), no limit where that is unknown.
+     */
+    public int directInFlight;
     /** Registered-file slots per ring. */
     public int registeredFiles = 256;
     /** Core worker threads of the threads backend. */

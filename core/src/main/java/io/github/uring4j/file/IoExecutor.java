@@ -103,6 +103,7 @@ public final class IoExecutor implements AutoCloseable {
         c.registeredFiles = b.registeredFiles;
         c.inlineWriteMax = b.inlineWriteMax;
         c.inFlightBytes = b.inFlightBytes;
+        c.directInFlight = b.directInFlight;
         c.threads = b.threads;
         c.threadFactory = b.threadFactory != null ? b.threadFactory : daemonFactory(name);
         c.name = name;
@@ -270,6 +271,7 @@ public final class IoExecutor implements AutoCloseable {
         private int registeredFiles = 256;
         private int inlineWriteMax = 1 << 20;
         private long inFlightBytes = 2L << 20;
+        private int directInFlight;
         private java.util.concurrent.Executor futureExecutor;
         private int threads = Math.max(4, 2 * Runtime.getRuntime().availableProcessors());
         private ThreadFactory threadFactory;
@@ -379,6 +381,22 @@ public final class IoExecutor implements AutoCloseable {
          */
         public Builder futureExecutor(java.util.concurrent.Executor executor) {
             this.futureExecutor = executor;
+            return this;
+        }
+
+        /**
+         * {@code O_DIRECT} operations one loop keeps in the kernel per block device (default 0: as many as the
+         * device has request tags, read from sysfs; unbounded where sysfs does not say); more wait, in order.
+         * io_uring submits an {@code O_DIRECT} read without waiting for a tag: past the device's tags the block layer
+         * refuses it and io_uring hands it to a kernel worker thread, which waits instead. On the development
+         * machine's virtio disk (128 tags), 10,000 virtual threads reading through one loop went from 0.76 to 0.9
+         * times the JDK's rate when the loop kept 128 in the kernel rather than 1,024.
+         */
+        public Builder directInFlight(int operations) {
+            if (operations < 0) {
+                throw new IllegalArgumentException("directInFlight must be >= 0 (0: the device's tags): " + operations);
+            }
+            this.directInFlight = operations;
             return this;
         }
 

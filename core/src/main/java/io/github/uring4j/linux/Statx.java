@@ -40,6 +40,8 @@ public final class Statx {
     public static final long MTIME_SEC = Layouts.offsetOf(LAYOUT, "stx_mtime.tv_sec");
     public static final long MTIME_NSEC = Layouts.offsetOf(LAYOUT, "stx_mtime.tv_nsec");
     public static final long DIO_MEM_ALIGN = Layouts.offsetOf(LAYOUT, "stx_dio_mem_align");
+    public static final long DEV_MAJOR = Layouts.offsetOf(LAYOUT, "stx_dev_major");
+    public static final long DEV_MINOR = Layouts.offsetOf(LAYOUT, "stx_dev_minor");
     public static final long DIO_OFFSET_ALIGN = Layouts.offsetOf(LAYOUT, "stx_dio_offset_align");
 
     public static final int STATX_TYPE = 0x1;

@@ -56,6 +56,16 @@ public final class StatxBuffer {
         return segment.get(JAVA_INT, Statx.BLKSIZE);
     }
 
+    /** {@code stx_dev_major}: the major number of the device the file lives on (always filled). */
+    public int deviceMajor() {
+        return segment.get(JAVA_INT, Statx.DEV_MAJOR);
+    }
+
+    /** {@code stx_dev_minor}: the minor number of the device the file lives on (always filled). */
+    public int deviceMinor() {
+        return segment.get(JAVA_INT, Statx.DEV_MINOR);
+    }
+
     /** Required buffer alignment for {@code O_DIRECT}, or 0 when the kernel or file system did not say. */
     public int dioMemAlign() {
         return (mask() & Statx.STATX_DIOALIGN) != 0 ? segment.get(JAVA_INT, Statx.DIO_MEM_ALIGN) : 0;

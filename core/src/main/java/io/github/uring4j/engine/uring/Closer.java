@@ -62,6 +62,9 @@ final class Closer {
             p.waiting.poll().fail(new AsynchronousCloseException());
             loop.stats.queued(-1);
         }
+        if (f.deviceKey >= 0) {
+            loop.failWaitingDirect(f);
+        }
         // Only a file with requests in flight here has slots to cancel: a close after the last completion (the
         // usual case) skips the scan of every slot.
         for (int i = 0; p.inflight > 0 && i < loop.slots.capacity(); i++) {

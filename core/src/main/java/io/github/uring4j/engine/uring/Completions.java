@@ -214,6 +214,9 @@ final class Completions implements CqeHandler {
     private void opened(Slot s, Request r, int fixed, int memAlign, int offAlign) {
         UringFile f = new UringFile(loop.backend, r.open, s.fd, fixed, loop, loop.backend.loopCount(), memAlign,
                 offAlign);
+        if (r.open.direct() && s.res[Slot.STATX] == 0) {
+            f.deviceKey = DeviceBudget.key(s.statx.deviceMajor(), s.statx.deviceMinor());
+        }
         loop.homeFiles.add(f);
         loop.release(s);
         r.opened(f);

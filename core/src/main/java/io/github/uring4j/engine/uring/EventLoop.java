@@ -75,6 +75,8 @@ final class EventLoop implements Runnable {
     /** Files with requests or waiting requests on this loop. */
     final ArrayList<UringFile> touched = new ArrayList<>();
     /** Files this loop opened and will close at shutdown if their owners do not. */
+    /** This loop's O_DIRECT budgets, by device. */
+    private final java.util.HashMap<Long, DeviceBudget> budgets = new java.util.HashMap<>();
     /** Files this loop is home to; clients adopt files from any thread, so the set is concurrent. */
     final Set<UringFile> homeFiles = ConcurrentHashMap.newKeySet();
     private boolean cancelAllSent;
@@ -349,7 +351,66 @@ final class EventLoop implements Runnable {
             stats.queued(1);
             return;
         }
-        take(p, r, bytes);
+        DeviceBudget b = budget(f);
+        if (b != null) {
+            if (b.inFlight >= b.cap || !b.waiting.isEmpty()) {
+                b.waiting.add(r);
+                stats.queued(1);
+                return;
+            }
+            b.inFlight++;
+        }
+        take(p, r, bytes, b);
+    }
+
+    /** The device budget of an O_DIRECT file on this loop, or null (none, or a device of unknown depth). */
+    private DeviceBudget budget(UringFile f) {
+        long key = f.deviceKey;
+        if (key < 0) {
+            return null;
+        }
+        DeviceBudget b = budgets.get(key);
+        if (b == null) {
+            int cap = config.directInFlight > 0 ? config.directInFlight : DeviceBudget.tags(key);
+            b = new DeviceBudget(cap);
+            budgets.put(key, b);
+        }
+        return b.cap == DeviceBudget.UNKNOWN ? null : b;
+    }
+
+    /** Lets waiting O_DIRECT requests of the device in while it has room. */
+    private void drain(DeviceBudget b) {
+        while (b.inFlight < b.cap && !b.waiting.isEmpty()) {
+            Request next = b.waiting.poll();
+            stats.queued(-1);
+            UringFile nf = (UringFile) next.handle;
+            UringFile.PerLoop np = nf.peek(this);
+            if (next.isCancelled()) {
+                next.fail(new CancellationException(next.name() + " cancelled"));
+                continue;
+            }
+            if (closing || !nf.isOpen() || np.quiescing) {
+                next.fail(new AsynchronousCloseException());
+                continue;
+            }
+            b.inFlight++;
+            take(np, next, 0, b);
+        }
+    }
+
+    /** Fails the waiting O_DIRECT requests of {@code f} (null: of every file). */
+    void failWaitingDirect(UringFile f) {
+        for (DeviceBudget b : budgets.values()) {
+            java.util.Iterator<Request> it = b.waiting.iterator();
+            while (it.hasNext()) {
+                Request r = it.next();
+                if (f == null || r.handle == f) {
+                    it.remove();
+                    stats.queued(-1);
+                    r.fail(new AsynchronousCloseException());
+                }
+            }
+        }
     }
 
     /**
@@ -372,11 +433,12 @@ final class EventLoop implements Runnable {
         return p.inflight > 0 && p.bytes + bytes > config.inFlightBytes;
     }
 
-    private void take(UringFile.PerLoop p, Request r, long bytes) {
+    private void take(UringFile.PerLoop p, Request r, long bytes, DeviceBudget budget) {
         p.inflight++;
         p.bytes += bytes;
         Slot s = slots.take(r);
         s.admittedBytes = bytes;
+        s.budget = budget; // before start: a request that fails as it is encoded is released at once
         start(s);
     }
 
@@ -425,8 +487,13 @@ final class EventLoop implements Runnable {
     void release(Slot s) {
         Request r = s.request;
         long bytes = s.admittedBytes;
+        DeviceBudget budget = s.budget;
         s.admittedBytes = 0;
         slots.give(s);
+        if (budget != null) {
+            budget.inFlight--;
+            drain(budget);
+        }
         stats.inFlight(slots.used());
         stats.completedOne();
         if (r == null || r.handle == null || r.kind == Request.OPEN || r.kind == Request.CLOSE) {
@@ -455,8 +522,16 @@ final class EventLoop implements Runnable {
                 break;
             }
             p.waiting.poll();
+            DeviceBudget b = budget(f);
+            if (b != null) {
+                if (b.inFlight >= b.cap || !b.waiting.isEmpty()) {
+                    b.waiting.add(next); // still queued: now behind the device
+                    continue;
+                }
+                b.inFlight++;
+            }
             stats.queued(-1);
-            take(p, next, need);
+            take(p, next, need, b);
         }
     }
 
@@ -478,6 +553,7 @@ final class EventLoop implements Runnable {
                 stats.queued(-1);
             }
         }
+        failWaitingDirect(null);
         cancels.clear();
         if (expected == 0) {
             cancelAllSent = true;

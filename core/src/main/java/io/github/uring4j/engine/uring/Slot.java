@@ -32,6 +32,8 @@ final class Slot {
     int cqes;
     /** What each entry returned, by sub. */
     final int[] res = new int[SUBS];
+    /** The device budget this request counts against, or null. */
+    DeviceBudget budget;
     /** Bytes this request counts against its file's in-flight bytes on this loop. */
     long admittedBytes;
     /** The result of a write the loop made itself, delivered in the loop's next turn. */
@@ -95,6 +97,7 @@ final class Slot {
 
     void clear() {
         request = null;
+        budget = null;
         cqes = 0;
         stage = 0;
         fd = -1;

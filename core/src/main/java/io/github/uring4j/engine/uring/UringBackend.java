@@ -157,6 +157,9 @@ public final class UringBackend implements IoBackend {
         }
         EventLoop home = loops.length == 1 ? loops[0] : loops[Math.floorMod(next.getAndIncrement(), loops.length)];
         UringFile f = new UringFile(this, spec, fd, -1, home, loops.length, memAlign, offAlign);
+        if (spec.direct()) {
+            f.deviceKey = deviceOf(fd);
+        }
         home.homeFiles.add(f);
         // A shutdown that began before the add may have closed its files already: whoever removes the file owns it.
         if (home.closing && home.homeFiles.remove(f)) {
@@ -165,6 +168,19 @@ public final class UringBackend implements IoBackend {
             return null;
         }
         return f;
+    }
+
+    /** The device key of {@code fd}'s file system ({@link DeviceBudget#key}), or -1 when statx fails. */
+    private static long deviceOf(int fd) {
+        try (java.lang.foreign.Arena a = java.lang.foreign.Arena.ofConfined()) {
+            io.github.uring4j.ring.StatxBuffer st = io.github.uring4j.ring.StatxBuffer.allocate(a);
+            int r = io.github.uring4j.linux.LeanCalls.statx(io.github.uring4j.linux.LeanCalls.allocateCapture(a), fd,
+                    a.allocateFrom(""), io.github.uring4j.linux.Uapi.AT_EMPTY_PATH,
+                    io.github.uring4j.linux.Statx.STATX_TYPE, st.segment());
+            return r == 0 ? DeviceBudget.key(st.deviceMajor(), st.deviceMinor()) : -1;
+        } catch (IllegalStateException | LinkageError e) {
+            return -1;
+        }
     }
 
     @Override

@@ -35,6 +35,8 @@ final class UringFile extends FileHandle {
     static final int INLINE_BLOCKING = 2;
     /** Never from the loop. */
     static final int INLINE_NEVER = 3;
+    /** The block device of an {@code O_DIRECT} file ({@link DeviceBudget#key}), or -1: no device budget. */
+    volatile long deviceKey = -1;
     /** {@link #type}: not asked yet. */
     static final int TYPE_UNKNOWN = 0;
     static final int TYPE_REGULAR = 1;

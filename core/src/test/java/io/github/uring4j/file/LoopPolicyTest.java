@@ -24,11 +24,13 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Buffered writes the event loop makes itself (the kernel would otherwise hand them to its io-wq workers): the same
- * bytes, results and errors as through the ring, never recursion, never for pipes or {@code O_DIRECT}.
+ * What a loop decides for itself: buffered writes it makes itself (the kernel would otherwise hand them to its io-wq
+ * workers: the same bytes, results and errors as through the ring, never recursion, never for pipes or
+ * {@code O_DIRECT}), the bound on page-cache bytes in flight, and the per-device budget of {@code O_DIRECT}
+ * operations.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class InlineWritesTest {
+class LoopPolicyTest {
     @TempDir
     Path dir;
 
@@ -237,5 +239,51 @@ class InlineWritesTest {
                 () -> IoExecutor.builder().inFlightBytes(0));
         org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
                 () -> IoExecutor.builder().inlineWriteMax(-1));
+    }
+
+    @Test
+    void directReadsBeyondTheDeviceBudgetWaitAndAllArriveOrFailOnClose() throws Exception {
+        byte[] data = new byte[1 << 20];
+        new Random(9).nextBytes(data);
+        Path p = dir.resolve("direct-budget");
+        Files.write(p, data);
+        try (IoExecutor io = UringExecutorTest.uring().directInFlight(2).build()) {
+            AsyncFile f;
+            try {
+                f = get(AsyncFile.open(io, p, StandardOpenOption.READ, FileOption.DIRECT));
+            } catch (FileIOException e) {
+                org.junit.jupiter.api.Assumptions.abort("no O_DIRECT here: " + e);
+                return;
+            }
+            // 200 reads through a budget of 2: every one arrives, with the right bytes.
+            MemorySegment slab = Arena.ofAuto().allocate(200L * 4096, 4096);
+            java.util.List<CompletableFuture<Integer>> reads = new java.util.ArrayList<>();
+            for (int i = 0; i < 200; i++) {
+                reads.add(f.read(slab.asSlice(i * 4096L, 4096), (i * 4096L * 7) % data.length));
+            }
+            for (int i = 0; i < 200; i++) {
+                assertEquals(4096, get(reads.get(i)));
+                int off = (int) ((i * 4096L * 7) % data.length);
+                assertArrayEquals(java.util.Arrays.copyOfRange(data, off, off + 4096),
+                        slab.asSlice(i * 4096L, 4096).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+            }
+            // 500 more, then close at once: each ends, read or failed as closed, none hangs.
+            reads.clear();
+            MemorySegment more = Arena.ofAuto().allocate(500L * 4096, 4096);
+            for (int i = 0; i < 500; i++) {
+                reads.add(f.read(more.asSlice(i * 4096L, 4096), 0));
+            }
+            int most = 0;
+            for (int i = 0; i < 200; i++) {
+                most = Math.max(most, io.inFlight());
+            }
+            assertTrue(most <= 2, "in the kernel at once: " + most + " (budget 2)");
+            f.close();
+            for (CompletableFuture<Integer> r : reads) {
+                Throwable t = failure(r);
+                assertTrue(t == null || t instanceof java.nio.channels.AsynchronousCloseException, String.valueOf(t));
+            }
+            UringExecutorTest.waitIdle(io);
+        }
     }
 }
