@@ -15,8 +15,9 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The async API: an {@code AsyncFile} on a one-loop {@code IoExecutor} (made once for all of a spec's passes, as a
- * program would), {@code depth} operations in flight; each completion handler (on the loop thread) checks the
- * result, verifies a read's block and issues the next operation. The measuring thread only waits.
+ * program would), {@code depth} operations in flight (page-cache transfers: at most 2 MiB of them, as for the ring
+ * strategy); each completion handler (on the loop thread) checks the result, verifies a read's block and issues the
+ * next operation. The measuring thread only waits.
  */
 public final class AsyncLoad implements LoadStrategy {
     private IoExecutor executor;
@@ -37,7 +38,9 @@ public final class AsyncLoad implements LoadStrategy {
         if (s.direct()) {
             opts.add(FileOption.DIRECT);
         }
-        int depth = s.depth();
+        // As the ring strategy: page-cache transfers keep at most RingLoad.CACHED_BYTES in flight (the executor would
+        // queue the rest anyway), so as many buffers cycle as are in flight and they stay in the CPU's caches.
+        int depth = s.direct() ? s.depth() : Math.max(1, Math.min(s.depth(), RingLoad.CACHED_BYTES / s.ioSize()));
         // Memory the library holds (direct buffers, as the channel strategy uses), so the kernel reads into and
         // writes from it directly: a shared arena's memory would be copied through the library's own (see the
         // AsyncFile javadoc). Not an automatic arena either: every access to its segments checks that the arena is
@@ -90,7 +93,7 @@ public final class AsyncLoad implements LoadStrategy {
             this.file = file;
             this.bufs = bufs;
             this.pattern = pattern;
-            this.offsetOf = new long[s.depth()];
+            this.offsetOf = new long[bufs.byteSize() > 0 ? (int) (bufs.byteSize() / s.ioSize()) : 1];
         }
 
         /** Issues the first operations; from then on the handlers, on the loop thread, keep it going. */
