@@ -26,7 +26,10 @@ public class JUringWorkload {
     @Param({"1048576"})
     public long fileSize;
 
-    /** Ring rows: operations in flight (the seed: 256). Buffers are {@code inFlight x bufferSize} of memory. */
+    /**
+     * Ring rows: operations in flight (the seed: 256), and never more than 2 MiB of buffers: at 16 KiB 128, at
+     * 64 KiB 32.
+     */
     @Param({"256"})
     public int inFlight;
 
