@@ -174,19 +174,24 @@ class DropInPathsTest {
                     }
                 }, ex));
             }
-            CompletableFuture.allOf(all.toArray(new CompletableFuture[0])).get(60, TimeUnit.SECONDS);
+            CompletableFuture.allOf(all.toArray(new CompletableFuture<?>[0])).get(60, TimeUnit.SECONDS);
         }
         assertTrue(UringFiles.statistics().ringOperations() - before >= 200, "ring operations counted");
     }
 
-    @SuppressWarnings("unchecked")
     private static java.nio.file.OpenOption directOption() throws Exception {
         Class<?> c = Class.forName("com.sun.nio.file.ExtendedOpenOption");
-        return (java.nio.file.OpenOption) Enum.valueOf((Class<? extends Enum>) c.asSubclass(Enum.class), "DIRECT");
+        for (Object constant : c.getEnumConstants()) {
+            if (((Enum<?>) constant).name().equals("DIRECT")) {
+                return (java.nio.file.OpenOption) constant;
+            }
+        }
+        throw new IllegalStateException("ExtendedOpenOption has no DIRECT");
     }
 
     /** A read waiting on an empty FIFO ends with AsynchronousCloseException when another thread closes. */
     @Test
+    @SuppressWarnings("try") // the close inside the block is what is tested
     void closeEndsAReadWaitingOnAFifo() throws Exception {
         Path fifo = dir.resolve("fifo");
         assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor());
@@ -248,6 +253,7 @@ class DropInPathsTest {
 
     /** The asynchronous channel: Futures and handlers, handlers on the executor named at open, close ends a pending read. */
     @Test
+    @SuppressWarnings("try") // the close inside the block is what is tested
     void asynchronousChannelReadsWritesAndFailsPendingOnClose() throws Exception {
         Path p = dir.resolve("afc");
         var pool = Executors.newFixedThreadPool(1, r -> new Thread(r, "handler-pool"));

@@ -192,10 +192,10 @@ public final class FilesCommand implements Callable<Integer> {
         return String.format(Locale.ROOT, "f%06d.bin", i);
     }
 
-    /** The content of small file {@code i}: 4 to 64 KiB of bytes that depend on {@code i}. */
     /** The largest small file. */
     static final int MAX_SMALL = 64 * 1024;
 
+    /** The content of small file {@code i}: 4 to 64 KiB of bytes that depend on {@code i}. */
     private static byte[] content(int i) {
         SplittableRandom r = new SplittableRandom(i * 7919L + 1);
         byte[] b = new byte[4096 + r.nextInt(60 * 1024 + 1)];

@@ -17,7 +17,7 @@ public interface LoadStrategy extends AutoCloseable {
 
     /** Releases what the passes shared. */
     @Override
-    default void close() throws Exception {
+    default void close() {
     }
 
     /** Thrown when a read returns other bytes than the file should hold. */

@@ -74,7 +74,6 @@ final class EventLoop implements Runnable {
     private final ArrayDeque<Slot> retries = new ArrayDeque<>();
     /** Files with requests or waiting requests on this loop. */
     final ArrayList<UringFile> touched = new ArrayList<>();
-    /** Files this loop opened and will close at shutdown if their owners do not. */
     /** This loop's O_DIRECT budgets, by device. */
     private final java.util.HashMap<Long, DeviceBudget> budgets = new java.util.HashMap<>();
     /** Files this loop is home to; clients adopt files from any thread, so the set is concurrent. */
