@@ -345,7 +345,7 @@ final class EventLoop implements Runnable {
             return;
         }
         long bytes = bytesOf(r, f);
-        if (p.inflight >= config.inFlightLimit || !p.waiting.isEmpty() || tooManyBytes(p, bytes)) {
+        if (p.inflight >= config.inFlightLimit || !p.waiting.isEmpty() || tooManyBytes(f, p, bytes)) {
             p.waiting.add(r);
             stats.queued(1);
             return;
@@ -417,8 +417,8 @@ final class EventLoop implements Runnable {
      * {@link io.github.uring4j.engine.EngineConfig#inFlightBytes}.
      */
     private long bytesOf(Request r, UringFile f) {
-        if (f.direct || !inline.isRegular(f)) {
-            return 0; // O_DIRECT: the device copies, not the CPU, and wants depth; a pipe's read may wait for a write
+        if (f.direct) {
+            return 0; // the device copies, not the CPU, and wants depth
         }
         return switch (r.kind) {
             case Request.READ, Request.WRITE, Request.WRITE_SYNC -> r.length;
@@ -427,9 +427,12 @@ final class EventLoop implements Runnable {
         };
     }
 
-    /** One request at least always runs, whatever its size. */
-    private boolean tooManyBytes(UringFile.PerLoop p, long bytes) {
-        return p.inflight > 0 && p.bytes + bytes > config.inFlightBytes;
+    /**
+     * One request at least always runs, whatever its size; only a regular file's requests wait for bytes (a pipe's
+     * read may wait for a write behind it), asked only when it would matter (a statx per file otherwise).
+     */
+    private boolean tooManyBytes(UringFile f, UringFile.PerLoop p, long bytes) {
+        return p.inflight > 0 && p.bytes + bytes > config.inFlightBytes && inline.isRegular(f);
     }
 
     private void take(UringFile.PerLoop p, Request r, long bytes, DeviceBudget budget) {
@@ -517,7 +520,7 @@ final class EventLoop implements Runnable {
                 continue;
             }
             long need = bytesOf(next, f);
-            if (tooManyBytes(p, need)) {
+            if (tooManyBytes(f, p, need)) {
                 break;
             }
             p.waiting.poll();
