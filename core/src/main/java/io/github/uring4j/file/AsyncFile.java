@@ -622,6 +622,26 @@ public final class AsyncFile implements AutoCloseable {
         }
     }
 
+    /**
+     * Copies up to {@code count} bytes of this file from {@code position} to {@code target} at
+     * {@code targetPosition}, inside the kernel ({@code copy_file_range}: the page cache copies to itself, or the file
+     * system shares the extents), on a helper thread rather than an event loop, since the call blocks for as long as
+     * the copy takes. Fewer bytes are copied when this file ends first (0 when {@code position} is at or past its
+     * end), as {@link java.nio.channels.FileChannel#transferTo} does. Both files are duplicated when the call is
+     * made: closing either meanwhile does not stop the copy, and no descriptor outlives it. Between files the kernel
+     * cannot copy (another file system on an older kernel) the helper copies through a buffer; without native
+     * access, through reads and writes of the two files. The future completes on the helper thread (or the
+     * {@linkplain IoExecutor.Builder#futureExecutor executor's future executor}).
+     *
+     * @return the bytes copied
+     * @throws IllegalArgumentException     for a negative position, count or target position
+     * @throws NonReadableChannelException  when this file was not opened for reading
+     * @throws NonWritableChannelException  when {@code target} was not opened for writing
+     */
+    public CompletableFuture<Long> transferTo(long position, long count, AsyncFile target, long targetPosition) {
+        return Copies.transferTo(this, position, count, target, targetPosition);
+    }
+
     /** False once {@link #close()} was called (or the executor closed the file). */
     public boolean isOpen() {
         return handle.isOpen();

@@ -818,4 +818,62 @@ abstract class AsyncFileContract {
         }
         assertEquals(before, TestFiles.openFds(), "descriptors left open: " + TestFiles.fdTargets());
     }
+
+    // ------------------------------------------------------------------------------------------ transferTo
+
+    @Test
+    void transferToCopiesTheRangeAndStopsAtTheEndOfTheSource() throws Exception {
+        byte[] data = pattern(3 * (1 << 20) + 12_345, 41);
+        Path src = file("copy-src", data);
+        Path dst = dir.resolve("copy-dst");
+        try (AsyncFile in = open(src);
+                AsyncFile out = open(dst, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+            assertEquals((long) data.length, get(in.transferTo(0, data.length, out, 0)));
+            assertEquals(100L, get(in.transferTo(1000, 100, out, data.length)));
+            assertEquals(12L, get(in.transferTo(data.length - 12, 1 << 20, out, data.length + 100)), "to the end");
+            assertEquals(0L, get(in.transferTo(data.length + 5, 10, out, 0)), "past the end");
+            assertEquals(0L, get(in.transferTo(0, 0, out, 0)));
+        }
+        byte[] got = Files.readAllBytes(dst);
+        assertEquals(data.length + 112, got.length);
+        assertArrayEquals(data, java.util.Arrays.copyOf(got, data.length));
+        assertArrayEquals(java.util.Arrays.copyOfRange(data, 1000, 1100),
+                java.util.Arrays.copyOfRange(got, data.length, data.length + 100));
+        assertArrayEquals(java.util.Arrays.copyOfRange(data, data.length - 12, data.length),
+                java.util.Arrays.copyOfRange(got, data.length + 100, data.length + 112));
+    }
+
+    @Test
+    void transferToSurvivesClosingBothFilesAndLeaksNoDescriptor() throws Exception {
+        byte[] data = pattern(8 << 20, 43);
+        Path src = file("copy-close-src", data);
+        Path dst = dir.resolve("copy-close-dst");
+        int before = TestFiles.openFds();
+        AsyncFile in = open(src);
+        AsyncFile out = open(dst, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        CompletableFuture<Long> copy = in.transferTo(0, data.length, out, 0);
+        in.close();
+        out.close();
+        assertEquals((long) data.length, get(copy));
+        assertArrayEquals(data, Files.readAllBytes(dst));
+        assertEquals(before, TestFiles.openFds(), "descriptors left: " + TestFiles.fdTargets());
+    }
+
+    @Test
+    void transferToRefusesBadArgumentsAndClosedFiles() throws Exception {
+        Path src = file("copy-bad", pattern(100, 44));
+        try (AsyncFile in = open(src); AsyncFile ro = open(src)) {
+            assertThrows(IllegalArgumentException.class, () -> in.transferTo(-1, 1, ro, 0));
+            assertThrows(IllegalArgumentException.class, () -> in.transferTo(0, -1, ro, 0));
+            assertThrows(IllegalArgumentException.class, () -> in.transferTo(0, 1, ro, -1));
+            assertThrows(java.nio.channels.NonWritableChannelException.class, () -> in.transferTo(0, 1, ro, 0));
+            assertThrows(NullPointerException.class, () -> in.transferTo(0, 1, null, 0));
+            try (AsyncFile wo = open(dir.resolve("copy-wo"), StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+                assertThrows(java.nio.channels.NonReadableChannelException.class, () -> wo.transferTo(0, 1, in, 0));
+                AsyncFile closed = open(src);
+                closed.close();
+                assertInstanceOf(ClosedChannelException.class, failure(closed.transferTo(0, 1, wo, 0)));
+            }
+        }
+    }
 }

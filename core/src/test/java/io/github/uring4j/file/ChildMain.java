@@ -63,6 +63,12 @@ public final class ChildMain {
             f.force(true).join();
             ok = w == 10_000 && r == 10_000 && r2 == 10 && size == 20_000
                     && direct.flip().equals(ByteBuffer.wrap(data)) && seg.get(ValueLayout.JAVA_BYTE, 9) == data[9];
+            // transferTo without native calls: chained reads and writes
+            Path q = dir.resolve("denied-copy");
+            try (AsyncFile to = AsyncFile.open(q, StandardOpenOption.CREATE, StandardOpenOption.WRITE).join()) {
+                ok = ok && f.transferTo(100, 10_000, to, 0).join() == 10_000;
+            }
+            ok = ok && java.util.Arrays.equals(java.nio.file.Files.readAllBytes(q), data);
         }
         System.out.println("IO " + (ok ? "OK" : "BAD"));
         try {

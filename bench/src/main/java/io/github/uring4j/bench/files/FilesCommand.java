@@ -139,6 +139,7 @@ public final class FilesCommand implements Callable<Integer> {
             ways.put(c + "|jdk Files.copy", full -> copy(src, dst, srcCrc, drop, 0));
             ways.put(c + "|jdk transferTo", full -> copy(src, dst, srcCrc, drop, 1));
             ways.put(c + "|uring4j transferTo", full -> copy(src, dst, srcCrc, drop, 2));
+            ways.put(c + "|uring4j AsyncFile.transferTo", full -> copy(src, dst, srcCrc, drop, 3, onLoop));
         }
         Map<String, List<double[]>> samples = new LinkedHashMap<>();
         AtomicLong done = new AtomicLong();
@@ -428,6 +429,11 @@ public final class FilesCommand implements Callable<Integer> {
 
     /** Copies {@code src} to {@code dst} one way (0: Files.copy, 1: the JDK's transferTo, 2: ours) and checks it. */
     private static long[] copy(Path src, Path dst, long want, boolean uncached, int way) throws IOException {
+        return copy(src, dst, want, uncached, way, null);
+    }
+
+    private static long[] copy(Path src, Path dst, long want, boolean uncached, int way, IoExecutor io)
+            throws IOException {
         Files.deleteIfExists(dst);
         if (uncached) {
             RingFiles.dropFromPageCache(src);
@@ -440,8 +446,18 @@ public final class FilesCommand implements Callable<Integer> {
             case 0 -> Files.copy(src, dst, StandardCopyOption.REPLACE_EXISTING);
             case 1 -> transfer(FileChannel.open(src, StandardOpenOption.READ), FileChannel.open(dst,
                     StandardOpenOption.CREATE, StandardOpenOption.WRITE), size);
-            default -> transfer(UringFiles.newFileChannel(src, StandardOpenOption.READ), UringFiles.newFileChannel(dst,
+            case 2 -> transfer(UringFiles.newFileChannel(src, StandardOpenOption.READ), UringFiles.newFileChannel(dst,
                     StandardOpenOption.CREATE, StandardOpenOption.WRITE), size);
+            default -> {
+                try (AsyncFile in = AsyncFile.open(io, src, StandardOpenOption.READ).join();
+                        AsyncFile out = AsyncFile.open(io, dst, StandardOpenOption.CREATE, StandardOpenOption.WRITE)
+                                .join()) {
+                    long n = in.transferTo(0, size, out, 0).join();
+                    if (n != size) {
+                        throw new IOException("AsyncFile.transferTo copied " + n + " of " + size + " bytes");
+                    }
+                }
+            }
         }
         long nanos = System.nanoTime() - t0;
         if (crcOf(dst) != want) {

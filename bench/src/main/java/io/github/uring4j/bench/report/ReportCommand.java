@@ -44,7 +44,7 @@ public final class ReportCommand implements Callable<Integer> {
     Path out = Path.of("report");
 
     static final String FILES_SMALL = "Small files through the drop-ins (page cache)";
-    static final String FILES_COPY = "Whole-file copies, the JDK and the drop-ins";
+    static final String FILES_COPY = "Whole-file copies, the JDK, the drop-ins and AsyncFile";
     static final String FILES_SUM = "Checksum of many small files, 64 in flight (page cache)";
 
     @Option(names = "--collect", split = ",", description = "Instead of running, render these result JSON files (or directories of them): "

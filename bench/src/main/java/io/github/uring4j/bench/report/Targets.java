@@ -98,7 +98,8 @@ public final class Targets {
                 continue;
             }
             for (Result r : s.rows) {
-                if (!r.strategy.equals("uring4j transferTo")) {
+                boolean asyncFile = r.strategy.equals("uring4j AsyncFile.transferTo");
+                if (!r.strategy.equals("uring4j transferTo") && !asyncFile) {
                     continue;
                 }
                 String c = r.params.get("category");
@@ -106,7 +107,8 @@ public final class Targets {
                 Result b = find(sections, x -> x == s, "jdk Files.copy", c);
                 double best = Math.max(a == null ? 0 : a.primaryValue(), b == null ? 0 : b.primaryValue());
                 if (best > 0) {
-                    add(out, "drop-ins: " + c + ", transferTo vs the best JDK way", r.primaryValue() / best, 1.0);
+                    add(out, (asyncFile ? "AsyncFile.transferTo: " : "drop-ins: ") + c + ", transferTo vs the best JDK way",
+                            r.primaryValue() / best, 1.0);
                 }
             }
         }

@@ -1,0 +1,208 @@
+package io.github.uring4j.file;
+
+import io.github.uring4j.engine.FileHandle;
+import io.github.uring4j.linux.Errno;
+import io.github.uring4j.linux.LeanCalls;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.NonReadableChannelException;
+import java.nio.channels.NonWritableChannelException;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * {@link AsyncFile#transferTo}: a copy inside the kernel ({@code copy_file_range}: page cache to page cache, or a
+ * reflink where the file system shares extents) on a helper thread, never on an event loop, whose calls block for as
+ * long as the copy takes. Both files are {@code dup}ed when the call is made, so closing either {@code AsyncFile}
+ * meanwhile cannot hand the copy someone else's descriptor; the duplicates are closed when the copy ends. Where the
+ * kernel cannot copy between the two files ({@code EXDEV}, {@code EINVAL}, {@code EOPNOTSUPP}) the helper copies
+ * through a buffer with {@code pread}/{@code pwrite}; where native calls cannot be made at all (native access
+ * denied), the copy is chained reads and writes of the two files.
+ */
+final class Copies {
+    private static final int CHUNK = 1 << 20;
+    private static final AtomicInteger THREADS = new AtomicInteger();
+    private static final ExecutorService HELPERS = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "uring4j-copy-" + THREADS.incrementAndGet());
+        t.setDaemon(true);
+        return t;
+    });
+
+    private Copies() {
+    }
+
+    static CompletableFuture<Long> transferTo(AsyncFile from, long position, long count, AsyncFile to,
+            long targetPosition) {
+        Objects.requireNonNull(to, "target");
+        if (position < 0 || count < 0 || targetPosition < 0) {
+            throw new IllegalArgumentException("negative position, count or target position: " + position + ", "
+                    + count + ", " + targetPosition);
+        }
+        FileHandle in = from.handle;
+        FileHandle out = to.handle;
+        if (!in.readable) {
+            throw new NonReadableChannelException();
+        }
+        if (!out.writable) {
+            throw new NonWritableChannelException();
+        }
+        if (!in.isOpen() || !out.isOpen()) {
+            return CompletableFuture.failedFuture(new ClosedChannelException());
+        }
+        OpFuture<Long> result = new OpFuture<>(from.executor.backend, null, 0, from.executor.futureExecutor);
+        if (count == 0) {
+            result.deliver(() -> result.complete(0L));
+            return result;
+        }
+        if (LeanCalls.problem() != null) {
+            chained(from, position, count, to, targetPosition, ByteBuffer.allocateDirect((int) Math.min(CHUNK, count)),
+                    0, result);
+            return result;
+        }
+        int inFd;
+        int outFd;
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment capture = LeanCalls.allocateCapture(a);
+            inFd = LeanCalls.dup(capture, in.fd);
+            outFd = inFd < 0 ? -1 : LeanCalls.dup(capture, out.fd);
+            if (inFd < 0 || outFd < 0) {
+                if (inFd >= 0) {
+                    LeanCalls.close(capture, inFd);
+                }
+                int e = inFd < 0 ? -inFd : -outFd;
+                return CompletableFuture.failedFuture(new FileIOException(e, "dup", from.handle.path, -1,
+                        Errno.name(e) + " duplicating the descriptors for a copy"));
+            }
+        }
+        HELPERS.execute(() -> {
+            long done = 0;
+            Throwable failure = null;
+            try (Arena a = Arena.ofConfined()) {
+                done = copy(a, inFd, position, outFd, targetPosition, count, from.handle.path, to.handle.path);
+            } catch (Throwable t) {
+                failure = t;
+            } finally {
+                try (Arena a = Arena.ofConfined()) {
+                    MemorySegment capture = LeanCalls.allocateCapture(a);
+                    LeanCalls.close(capture, inFd);
+                    LeanCalls.close(capture, outFd);
+                }
+            }
+            long n = done;
+            Throwable f = failure;
+            result.deliver(() -> {
+                if (f != null) {
+                    result.completeExceptionally(f);
+                } else {
+                    result.complete(n);
+                }
+            });
+        });
+        return result;
+    }
+
+    /** Copies on this thread; the bytes copied (fewer than {@code count} when the source ends first). */
+    private static long copy(Arena a, int in, long inPos, int out, long outPos, long count, String inPath,
+            String outPath) throws IOException {
+        MemorySegment capture = LeanCalls.allocateCapture(a);
+        MemorySegment offsets = a.allocate(16, 8);
+        long done = 0;
+        while (done < count) {
+            offsets.set(ValueLayout.JAVA_LONG, 0, inPos + done);
+            offsets.set(ValueLayout.JAVA_LONG, 8, outPos + done);
+            long n = LeanCalls.copyFileRange(capture, in, offsets.asSlice(0, 8), out, offsets.asSlice(8, 8),
+                    Math.min(count - done, 1L << 30));
+            if (n == -Errno.EINTR) {
+                continue;
+            }
+            if (n == -Errno.EXDEV || n == -Errno.EINVAL || n == -Errno.EOPNOTSUPP || n == -Errno.ENOSYS) {
+                return done + buffered(a, capture, in, inPos + done, out, outPos + done, count - done, inPath, outPath);
+            }
+            if (n < 0) {
+                throw new FileIOException((int) -n, "copy_file_range", inPath, inPos + done,
+                        Errno.name((int) -n) + " copying " + inPath + " at " + (inPos + done) + " to " + outPath
+                                + " at " + (outPos + done));
+            }
+            if (n == 0) {
+                break; // the end of the source
+            }
+            done += n;
+        }
+        return done;
+    }
+
+    private static long buffered(Arena a, MemorySegment capture, int in, long inPos, int out, long outPos, long count,
+            String inPath, String outPath) throws IOException {
+        MemorySegment buf = a.allocate(CHUNK, 4096);
+        MemorySegment iov = a.allocate(16, 8);
+        long done = 0;
+        while (done < count) {
+            int want = (int) Math.min(CHUNK, count - done);
+            iov.set(ValueLayout.JAVA_LONG, 0, buf.address());
+            iov.set(ValueLayout.JAVA_LONG, 8, want);
+            long r = LeanCalls.preadv2(capture, in, iov, 1, inPos + done, 0);
+            if (r == -Errno.EINTR) {
+                continue;
+            }
+            if (r < 0) {
+                throw new FileIOException((int) -r, "pread", inPath, inPos + done, Errno.name((int) -r)
+                        + " reading " + inPath + " at " + (inPos + done) + " for a copy");
+            }
+            if (r == 0) {
+                break;
+            }
+            long w = 0;
+            while (w < r) {
+                iov.set(ValueLayout.JAVA_LONG, 0, buf.address() + w);
+                iov.set(ValueLayout.JAVA_LONG, 8, r - w);
+                long n = LeanCalls.pwritev2(capture, out, iov, 1, outPos + done + w, 0);
+                if (n == -Errno.EINTR) {
+                    continue;
+                }
+                if (n <= 0) {
+                    int e = n == 0 ? Errno.EIO : (int) -n;
+                    throw new FileIOException(e, "pwrite", outPath, outPos + done + w, Errno.name(e) + " writing "
+                            + outPath + " at " + (outPos + done + w) + " for a copy");
+                }
+                w += n;
+            }
+            done += r;
+        }
+        return done;
+    }
+
+    /** Without native calls: reads and writes of the two files, one chunk at a time. */
+    private static void chained(AsyncFile from, long position, long count, AsyncFile to, long targetPosition,
+            ByteBuffer b, long done, OpFuture<Long> result) {
+        if (done >= count) {
+            result.complete(done);
+            return;
+        }
+        b.clear().limit((int) Math.min(b.capacity(), count - done));
+        from.read(b, position + done).whenComplete((n, e) -> {
+            if (e != null) {
+                result.completeExceptionally(e);
+                return;
+            }
+            if (n <= 0) {
+                result.complete(done);
+                return;
+            }
+            b.flip();
+            to.writeFully(b, targetPosition + done).whenComplete((w, e2) -> {
+                if (e2 != null) {
+                    result.completeExceptionally(e2);
+                } else {
+                    chained(from, position, count, to, targetPosition, b, done + n, result);
+                }
+            });
+        });
+    }
+}
