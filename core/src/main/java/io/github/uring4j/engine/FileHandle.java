@@ -21,6 +21,8 @@ public abstract class FileHandle {
     public final boolean writable;
     public final boolean direct;
     public final boolean deleteOnClose;
+    /** {@code O_DSYNC} or {@code O_SYNC}: every write waits for the device. */
+    public final boolean syncWrites;
     /** Buffer-address alignment {@code O_DIRECT} needs (checked only when {@link #direct}). */
     public final int memAlign;
     /** File offset and length alignment {@code O_DIRECT} needs (checked only when {@link #direct}). */
@@ -39,6 +41,7 @@ public abstract class FileHandle {
         this.writable = spec.writable();
         this.direct = spec.direct();
         this.deleteOnClose = spec.deleteOnClose();
+        this.syncWrites = (spec.flags() & io.github.uring4j.linux.Uapi.O_DSYNC) != 0; // O_SYNC includes the bit
         this.memAlign = Math.max(1, memAlign);
         this.offAlign = Math.max(1, offAlign);
     }

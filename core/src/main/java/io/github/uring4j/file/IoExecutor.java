@@ -345,7 +345,8 @@ public final class IoExecutor implements AutoCloseable {
          * blocks the loop for more than 10 ms (dirty-page throttling) sends its file's writes through the ring for the
          * next quarter of a second. File systems that take {@code RWF_NOWAIT} writes (XFS, btrfs) need none of this: the loop
          * asks for a write that does not block, and hands only the ones the kernel refuses to the ring.
-         * {@code O_DIRECT} files always use the ring.
+         * {@code O_DIRECT} files always use the ring, and so do {@code DSYNC}/{@code SYNC} files for writes that would
+         * block (each waits for the device).
          */
         public Builder inlineWriteMax(int bytes) {
             if (bytes < 0) {

@@ -80,6 +80,22 @@ class LoopPolicyTest {
     }
 
     @Test
+    void syncFilesAreNeverWrittenByTheLoopWithABlockingCall() throws Exception {
+        Path p = dir.resolve("dsync");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.getFileStore(dir).type().equals("ext4"),
+                "ext4 refuses RWF_NOWAIT writes, so only a blocking call could write from the loop");
+        try (IoExecutor io = UringExecutorTest.uring().build();
+                AsyncFile f = get(AsyncFile.open(io, p, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                        StandardOpenOption.DSYNC))) {
+            byte[] b = new byte[4096];
+            new Random(8).nextBytes(b);
+            assertEquals(4096, get(f.writeFully(ByteBuffer.wrap(b), 0)));
+            assertEquals(0, inline(io), "an O_DSYNC write waits for the device: the ring's worker does it");
+            assertArrayEquals(b, Files.readAllBytes(p));
+        }
+    }
+
+    @Test
     void writesLargerThanTheMaxGoThroughTheRing() throws Exception {
         Path p = dir.resolve("large");
         org.junit.jupiter.api.Assumptions.assumeTrue(Files.getFileStore(dir).type().equals("ext4"),

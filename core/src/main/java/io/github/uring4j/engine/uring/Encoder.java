@@ -327,7 +327,8 @@ final class Encoder {
                 // open → read → close: a failed open cancels the rest; the close runs whatever the read returns.
                 FileTarget t = FileTarget.fixed(slot);
                 // A registered slot is no descriptor: the kernel refuses O_CLOEXEC for it (EINVAL).
-                count(ring.nextSqe().openatDirect(At.FDCWD, s.path(spec), spec.flags() & ~OpenFlag.CLOEXEC, 0, slot).link(), s, Slot.MAIN);
+                count(ring.nextSqe().openatDirect(At.FDCWD, s.path(spec), spec.flags() & ~OpenFlag.CLOEXEC, 0, slot)
+                        .link(), s, Slot.MAIN);
                 count(ring.nextSqe().read(t, r.address, r.length, 0).hardLink(), s, Slot.LINKED);
                 count(ring.nextSqe().closeFixed(slot), s, Slot.CLOSE_FD);
             }

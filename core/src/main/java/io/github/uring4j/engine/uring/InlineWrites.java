@@ -21,7 +21,8 @@ import java.util.ArrayDeque;
  * {@code RWF_NOWAIT} from the loop: file systems that support it (XFS, btrfs) take what the page cache can take at
  * once and say {@code EAGAIN} otherwise, and only then does the write go through the ring. File systems that refuse
  * {@code RWF_NOWAIT} for writes ({@code EOPNOTSUPP}: ext4) get a plain write on the loop thread for writes up to
- * {@link io.github.uring4j.engine.EngineConfig#inlineWriteMax} bytes; a write that blocked the loop longer than
+ * {@link io.github.uring4j.engine.EngineConfig#inlineWriteMax} bytes (not for {@code O_DSYNC}/{@code O_SYNC} files,
+ * whose every write waits for the device); a write that blocked the loop longer than
  * {@link #BLOCKED_NANOS} (dirty-page throttling, a journal commit) sends that file's writes through the ring for the
  * next {@link #BACKOFF_NANOS}.
  *
@@ -100,8 +101,8 @@ final class InlineWrites {
                 }
                 f.inlineWrites = UringFile.INLINE_BLOCKING; // ext4: buffered writes cannot be asked not to block
             }
-            if (total > max || System.nanoTime() - f.inlineBackoffUntil < 0) {
-                return false;
+            if (total > max || f.syncWrites || System.nanoTime() - f.inlineBackoffUntil < 0) {
+                return false; // an O_DSYNC write waits for the device: never on the loop
             }
             long t0 = System.nanoTime();
             res = LeanCalls.pwritev2(capture, f.fd, iov, count, position, 0);
