@@ -126,9 +126,9 @@ public final class FilesCommand implements Callable<Integer> {
         Map<String, Way> ways = new LinkedHashMap<>();
         String sum = "checksum " + count + " files, " + TREE_IN_FLIGHT + " in flight";
         ways.put(sum + "|jdk FileChannel, virtual threads", full -> checksumThreads(jdkPaths, crcs));
-        ways.put(sum + "|uring4j AsyncFile, futures on the loops", full -> checksumAsync(onLoop, jdkPaths, crcs));
-        ways.put(sum + "|uring4j AsyncFile, futures on the common pool", full -> checksumAsync(onPool, jdkPaths, crcs));
-        ways.put(sum + "|uring4j AsyncFile.readFile, futures on the loops", full -> checksumReadFile(onLoop, jdkPaths, crcs));
+        ways.put(sum + "|uring4j AsyncFile, futures on the loops", full -> checksumAsync(onLoop, jdkPaths, crcs, false));
+        ways.put(sum + "|uring4j AsyncFile, futures on the common pool", full -> checksumAsync(onPool, jdkPaths, crcs, false));
+        ways.put(sum + "|uring4j AsyncFile.readFile, futures on the loops", full -> checksumAsync(onLoop, jdkPaths, crcs, true));
         ways.put("readAllBytes 4-64 KiB|jdk", full -> readAll(jdkPaths, crcs, full));
         ways.put("readAllBytes 4-64 KiB|uring4j", full -> readAll(ourPaths, crcs, full));
         ways.put("open+read+close 4 KiB|jdk", full -> openReadClose(jdkPaths, false, full));
@@ -320,50 +320,37 @@ public final class FilesCommand implements Callable<Integer> {
 
     /**
      * {@code AsyncFile} with {@code CompletableFuture} chains written the ordinary way: {@link #TREE_IN_FLIGHT}
-     * chains of open, read, close, checksum ({@code thenApply}, so it runs where the future completes), next file.
+     * chains of read a file (open, read, close; or {@code AsyncFile.readFile} when {@code linked}: the three as one
+     * linked submission), checksum ({@code thenApply}, so it runs where the future completes), next file.
      */
-    private static long[] checksumAsync(IoExecutor io, Path[] paths, long[] crcs) throws IOException {
+    private static long[] checksumAsync(IoExecutor io, Path[] paths, long[] crcs, boolean linked) throws IOException {
         AtomicInteger next = new AtomicInteger();
         AtomicLong bytes = new AtomicLong();
         long t0 = System.nanoTime();
         List<CompletableFuture<Void>> chains = new ArrayList<>();
         for (int w = 0; w < TREE_IN_FLIGHT; w++) {
-            chains.add(chain(io, paths, crcs, next, bytes, ByteBuffer.allocateDirect(MAX_SMALL + 1)));
+            chains.add(chain(io, paths, crcs, linked, next, bytes, ByteBuffer.allocateDirect(MAX_SMALL + 1)));
         }
         try {
             CompletableFuture.allOf(chains.toArray(new CompletableFuture<?>[0])).join();
         } catch (java.util.concurrent.CompletionException e) {
-            throw new IOException("checksum through AsyncFile failed: " + e.getCause(), e.getCause());
+            throw new IOException("checksum through AsyncFile" + (linked ? ".readFile" : "") + " failed: "
+                    + e.getCause(), e.getCause());
         }
         return new long[] {System.nanoTime() - t0, bytes.get()};
     }
 
-    /** As {@link #checksumAsync}, each file read with {@code AsyncFile.readFile} (open, read, close linked). */
-    private static long[] checksumReadFile(IoExecutor io, Path[] paths, long[] crcs) throws IOException {
-        AtomicInteger next = new AtomicInteger();
-        AtomicLong bytes = new AtomicLong();
-        long t0 = System.nanoTime();
-        List<CompletableFuture<Void>> chains = new ArrayList<>();
-        for (int w = 0; w < TREE_IN_FLIGHT; w++) {
-            chains.add(readFileChain(io, paths, crcs, next, bytes, ByteBuffer.allocateDirect(MAX_SMALL + 1)));
-        }
-        try {
-            CompletableFuture.allOf(chains.toArray(new CompletableFuture<?>[0])).join();
-        } catch (java.util.concurrent.CompletionException e) {
-            throw new IOException("checksum through AsyncFile.readFile failed: " + e.getCause(), e.getCause());
-        }
-        return new long[] {System.nanoTime() - t0, bytes.get()};
-    }
-
-    private static CompletableFuture<Void> readFileChain(IoExecutor io, Path[] paths, long[] crcs, AtomicInteger next,
-            AtomicLong bytes, ByteBuffer b) {
+    private static CompletableFuture<Void> chain(IoExecutor io, Path[] paths, long[] crcs, boolean linked,
+            AtomicInteger next, AtomicLong bytes, ByteBuffer b) {
         int i = next.getAndIncrement();
         if (i >= paths.length) {
             return CompletableFuture.completedFuture(null);
         }
         b.clear();
-        return AsyncFile.readFile(io, paths[i], b)
-                .thenApply(n -> {
+        CompletableFuture<Integer> read = linked ? AsyncFile.readFile(io, paths[i], b)
+                : AsyncFile.open(io, paths[i], StandardOpenOption.READ)
+                        .thenCompose(f -> readToEnd(f, b).thenCompose(n -> f.closeAsync().thenApply(v -> n)));
+        return read.thenApply(n -> {
                     b.flip();
                     try {
                         check(b, paths[i], crcs[i]);
@@ -373,29 +360,7 @@ public final class FilesCommand implements Callable<Integer> {
                     bytes.addAndGet(n);
                     return null;
                 })
-                .thenCompose(v -> readFileChain(io, paths, crcs, next, bytes, b));
-    }
-
-    private static CompletableFuture<Void> chain(IoExecutor io, Path[] paths, long[] crcs, AtomicInteger next,
-            AtomicLong bytes, ByteBuffer b) {
-        int i = next.getAndIncrement();
-        if (i >= paths.length) {
-            return CompletableFuture.completedFuture(null);
-        }
-        b.clear();
-        return AsyncFile.open(io, paths[i], StandardOpenOption.READ)
-                .thenCompose(f -> readToEnd(f, b).thenCompose(n -> f.closeAsync().thenApply(v -> n)))
-                .thenApply(n -> {
-                    b.flip();
-                    try {
-                        check(b, paths[i], crcs[i]);
-                    } catch (IOException e) {
-                        throw new java.io.UncheckedIOException(e);
-                    }
-                    bytes.addAndGet(n);
-                    return null;
-                })
-                .thenCompose(v -> chain(io, paths, crcs, next, bytes, b));
+                .thenCompose(v -> chain(io, paths, crcs, linked, next, bytes, b));
     }
 
     /** Reads from where {@code b}'s position says until the end of the file (or a full buffer); the bytes read. */

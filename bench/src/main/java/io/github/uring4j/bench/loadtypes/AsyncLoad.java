@@ -93,7 +93,7 @@ public final class AsyncLoad implements LoadStrategy {
             this.file = file;
             this.bufs = bufs;
             this.pattern = pattern;
-            this.offsetOf = new long[bufs.byteSize() > 0 ? (int) (bufs.byteSize() / s.ioSize()) : 1];
+            this.offsetOf = new long[(int) (bufs.byteSize() / s.ioSize())]; // one per buffer
         }
 
         /** Issues the first operations; from then on the handlers, on the loop thread, keep it going. */
