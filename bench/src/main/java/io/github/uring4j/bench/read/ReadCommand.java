@@ -180,6 +180,10 @@ public final class ReadCommand implements Callable<Integer> {
                 r.strategy, Integer.parseInt(r.params.get("threads")), r.params.get("depth"), m.get("ops_per_s"),
                 m.get("mib_per_s"), m.get("cpu_s"), m.get("cpu_cores"), m.get("cpu_us_per_op"), m.get("p50_ns") / 1e3,
                 m.get("p90_ns") / 1e3, m.get("p99_ns") / 1e3, m.get("p999_ns") / 1e3, m.get("p9999_ns") / 1e3,
-                m.get("max_ns") / 1e3);
+                m.get("max_ns") / 1e3)
+                + (m.containsKey("served") ? String.format(Locale.ROOT,
+                        "  carriers %.0f, workers that read %.0f of %s, from ready: p50 %.1f p99 %.1f ms", m.get("carriers"),
+                        m.get("served"), r.params.get("workers"), m.get("waited_p50_ns") / 1e6,
+                        m.get("waited_p99_ns") / 1e6) : "");
     }
 }

@@ -40,11 +40,16 @@ public final class ReadRun {
             // Thousands of virtual-thread workers would each grow a histogram of hundreds of KiB and keep the GC
             // busy: they share one that takes concurrent writers instead.
             Histogram shared = strategy.virtualThreads() ? new org.HdrHistogram.ConcurrentHistogram(3) : null;
+            // With thousands of virtual threads, the time a read takes once called leaves out the time its thread
+            // waited to be run at all (the JDK runs as many as it has carriers, the rest wait unmounted). So virtual
+            // threads also record the time from a worker being ready (started, or its previous read ended) to its
+            // read's end, and a worker still waiting at the end of the window counts with the age of its wait.
+            Histogram waited = strategy.virtualThreads() ? new org.HdrHistogram.ConcurrentHistogram(3) : null;
             for (int w = 0; w < n; w++) {
                 Histogram h = shared != null ? shared : Latency.histogram();
                 AtomicLong c = new AtomicLong();
                 WorkerContext ctx = new WorkerContext(ds, strategy.name(), measureStart, end,
-                        cfg.seed() * 1_000_003L + w, h, c, corruption, cfg.verify());
+                        cfg.seed() * 1_000_003L + w, h, c, corruption, cfg.verify(), waited);
                 hists.add(h);
                 counters.add(c);
                 ctxs.add(ctx);
@@ -67,6 +72,8 @@ public final class ReadRun {
                 }
                 return s;
             }, "reads", 1, quiet)) {
+                long started = System.nanoTime();
+                ctxs.forEach(ctx -> ctx.startedAt(started));
                 threads.forEach(Thread::start);
                 var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
                 long sleep = measureStart - System.nanoTime();
@@ -94,11 +101,14 @@ public final class ReadRun {
                 }
                 Histogram all = Latency.histogram();
                 long ops = 0;
+                int served = 0;
                 for (int w = 0; w < n; w++) {
                     if (shared == null || w == 0) {
                         all.add(hists.get(w));
                     }
                     ops += ctxs.get(w).measured();
+                    served += ctxs.get(w).measured() > 0 ? 1 : 0;
+                    ctxs.get(w).censor();
                 }
                 double secs = (wall1 - wall0) / 1e9;
                 double cpuSecs = (cpu1 - cpu0) / 1e9;
@@ -122,6 +132,9 @@ public final class ReadRun {
                 r.metric("seconds", secs);
                 if (strategy.virtualThreads()) {
                     r.metric("carriers", carriers);
+                    r.metric("served", served);
+                    r.metric("waited_p50_ns", (double) waited.getValueAtPercentile(50));
+                    r.metric("waited_p99_ns", (double) waited.getValueAtPercentile(99));
                 }
                 r.metric("reads", ops);
                 return r;

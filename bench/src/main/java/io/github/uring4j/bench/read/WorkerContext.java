@@ -22,12 +22,17 @@ public final class WorkerContext {
     private final AtomicLong progress;
     private final Corruption corruption;
     private final boolean verify;
+    private final Histogram waited;
     private long measured;
     private long done;
+    /** When this worker became ready for its next read: its previous read's end, or the run's start. */
+    private long readySince;
+    private boolean censored;
 
     WorkerContext(DataSet ds, String strategy, long measureStart, long end, long seed, Histogram histogram,
-                  AtomicLong progress, Corruption corruption, boolean verify) {
+                  AtomicLong progress, Corruption corruption, boolean verify, Histogram waited) {
         this.verify = verify;
+        this.waited = waited;
         this.ds = ds;
         this.strategy = strategy;
         this.measureStart = measureStart;
@@ -68,7 +73,34 @@ public final class WorkerContext {
             histogram.recordValue(Math.max(0, nowNanos - startNanos));
             measured++;
         }
+        if (waited != null) {
+            if (nowNanos <= end) {
+                if (nowNanos >= measureStart) {
+                    waited.recordValue(nowNanos - readySince);
+                }
+            } else if (!censored) {
+                censored = true;
+                waited.recordValue(Math.max(0, end - readySince));
+            }
+            readySince = nowNanos;
+        }
         progress.lazySet(++done);
+    }
+
+    /** The worker's thread is started at {@code nanos}: from then on it is ready for its first read. */
+    void startedAt(long nanos) {
+        readySince = nanos;
+    }
+
+    /**
+     * After the worker ended: a worker still waiting at the end of the window (one that never got to run, or
+     * whose last read did not end by then) adds the age of that wait, so threads that were never served count.
+     */
+    void censor() {
+        if (waited != null && !censored) {
+            censored = true;
+            waited.recordValue(Math.max(0, end - Math.max(readySince, 0)));
+        }
     }
 
     long measured() {

@@ -80,6 +80,9 @@ public final class Render {
                 "× " + base.strategy, "CPU µs/op"));
         if (carriers) {
             head.add("carrier threads");
+            head.add("threads that read");
+            head.add("from ready p50 ms");
+            head.add("from ready p99 ms");
         }
         if (lat) {
             for (String n : Latency.NAMES) {
@@ -99,6 +102,12 @@ public final class Render {
             if (carriers) {
                 Double c = r.metrics.get("carriers");
                 row.add(c == null ? "–" : num(c, 0));
+                Double served = r.metrics.get("served");
+                row.add(served == null ? "–" : num(served, 0));
+                for (String k : new String[] {"waited_p50_ns", "waited_p99_ns"}) {
+                    Double v = r.metrics.get(k);
+                    row.add(v == null ? "–" : num(v / 1e6, 1));
+                }
             }
             if (lat) {
                 for (String n : Latency.NAMES) {
