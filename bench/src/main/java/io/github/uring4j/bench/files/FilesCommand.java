@@ -68,6 +68,11 @@ public final class FilesCommand implements Callable<Integer> {
     @Option(names = "--rounds", description = "Rounds; each runs every case for every strategy (default: ${DEFAULT-VALUE}).")
     public int rounds = 3;
 
+    @Option(names = "--min-time", description = "Seconds each small-file case runs per round at least: its pass over "
+            + "the files repeats until then (the first, unmeasured round too), so a short pass is not all JIT and noise "
+            + "(default: ${DEFAULT-VALUE}).")
+    public double minTime = 0.3;
+
     @Option(names = "--json", description = "Also write the rows to this JSON file.")
     Path json;
 
@@ -98,9 +103,10 @@ public final class FilesCommand implements Callable<Integer> {
     /** Generates the files, runs every case and strategy {@link #rounds} times, and returns the median rows. */
     @SuppressWarnings("try") // the progress display lives as long as the block, unreferenced
     public List<Result> run() throws Exception {
-        if (count <= 0 || rounds <= 0) {
-            throw new UsageError("--count and --rounds must be positive");
+        if (count <= 0 || rounds <= 0 || !(minTime >= 0 && minTime <= 3600)) {
+            throw new UsageError("--count and --rounds must be positive, --min-time 0 to 3600 seconds");
         }
+        long minNanos = (long) (minTime * 1e9);
         long copyBytes = Sizes.parse("--copy-size", copySize);
         Generator.checkSpace(dir, 3 * copyBytes + 40L * count * 1024);
         Path small = Files.createDirectories(dir.resolve("small"));
@@ -144,8 +150,12 @@ public final class FilesCommand implements Callable<Integer> {
         Map<String, List<double[]>> samples = new LinkedHashMap<>();
         AtomicLong done = new AtomicLong();
         try (Progress p = new Progress("files", 0, done::get, "MB", 1e6, quiet)) {
-            for (Way w : ways.values()) {
-                w.run(true); // one unmeasured pass, every byte checked: the JIT, and the small files into the page cache
+            for (Map.Entry<String, Way> e : ways.entrySet()) {
+                // one unmeasured round, every byte checked once: the JIT, and the small files into the page cache
+                e.getValue().run(true);
+                if (!e.getKey().startsWith("copy")) {
+                    repeat(e.getValue(), minNanos);
+                }
             }
             List<Map.Entry<String, Way>> order = new ArrayList<>(ways.entrySet());
             for (int r = 0; r < rounds; r++) {
@@ -156,9 +166,10 @@ public final class FilesCommand implements Callable<Integer> {
                     java.util.Collections.reverse(now);
                 }
                 for (Map.Entry<String, Way> e : now) {
-                    long[] t = e.getValue().run(false);
+                    long[] t = e.getKey().startsWith("copy") ? e.getValue().run(false) : repeat(e.getValue(), minNanos);
                     done.addAndGet(t[1]);
-                    samples.computeIfAbsent(e.getKey(), k -> new ArrayList<>()).add(new double[] {t[0], t[1]});
+                    samples.computeIfAbsent(e.getKey(), k -> new ArrayList<>())
+                            .add(new double[] {t[0] / (double) (t.length > 2 ? t[2] : 1), t[1]});
                 }
             }
         } finally {
@@ -187,6 +198,20 @@ public final class FilesCommand implements Callable<Integer> {
             throw new IOException("no small files written");
         }
         return rows;
+    }
+
+    /** Passes of {@code way} until they took {@code minNanos} together: {nanoseconds, bytes, passes}. */
+    private static long[] repeat(Way way, long minNanos) throws IOException {
+        long nanos = 0;
+        long bytes = 0;
+        long passes = 0;
+        do {
+            long[] t = way.run(false);
+            nanos += t[0];
+            bytes += t[1];
+            passes++;
+        } while (nanos < minNanos);
+        return new long[] {nanos, bytes, passes};
     }
 
     private static String name(int i) {

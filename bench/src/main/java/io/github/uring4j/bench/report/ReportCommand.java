@@ -230,9 +230,10 @@ public final class ReportCommand implements Callable<Integer> {
             fc.count = quick ? 500 : 5000;
             fc.copySize = quick ? "16M" : "256M";
             fc.rounds = quick ? 1 : 3;
+            fc.minTime = quick ? 0.02 : 0.2;
             fc.quiet = quiet;
             String filesCommand = "uring4j-bench files --count " + fc.count + " --copy-size " + fc.copySize + " --rounds "
-                    + fc.rounds;
+                    + fc.rounds + " --min-time " + fmt(fc.minTime);
             List<Result> fileRows = fc.run();
             add(sections, new Section(FILES_SUM, filesCommand,
                     fileRows.stream().filter(r -> r.workload.startsWith("files-checksum")).toList()));
