@@ -52,7 +52,7 @@ public final class ReportCommand implements Callable<Integer> {
     List<Path> collect;
 
     @Option(names = "--duration", description = "Measured seconds per read row (default: ${DEFAULT-VALUE}).")
-    double duration = 4;
+    double duration = 3;
 
     @Option(names = "--quick", description = "Tiny data and one-second rows: checks the pipeline, measures little.")
     boolean quick;
