@@ -10,7 +10,6 @@ import io.github.uring4j.bench.data.DataSet;
 import io.github.uring4j.bench.data.Generator;
 import io.github.uring4j.bench.fio.Fio;
 import io.github.uring4j.bench.fio.FioCommand;
-import io.github.uring4j.bench.loadtypes.LoadTypesCommand;
 import io.github.uring4j.bench.read.ReadCommand;
 import io.github.uring4j.bench.read.ReadConfig;
 import io.github.uring4j.bench.read.ReadRun;
@@ -215,26 +214,18 @@ public final class ReportCommand implements Callable<Integer> {
             } else {
                 notes.add("fio is not installed: no fio rows (apt-get install fio).");
             }
-            // 4. load types
-            LoadTypesCommand lt = new LoadTypesCommand();
-            lt.dir = dir.resolve("loadtypes");
-            lt.sizes = quick ? List.of("8M") : List.of("64M", "256M");
-            lt.minTime = quick ? 0.1 : 0.5;
-            lt.quiet = quiet;
-            List<Result> ltRows = lt.run();
-            add(sections, new Section("Load types (page cache)", "uring4j-bench loadtypes --size " + String.join(",", lt.sizes)
-                    + " --min-time " + fmt(lt.minTime), ltRows));
-            // 5. whole files through the drop-ins: many small files, open+read+close, a copy
-            io.github.uring4j.bench.files.FilesCommand fc = new io.github.uring4j.bench.files.FilesCommand();
-            fc.dir = dir.resolve("files");
-            fc.count = quick ? 500 : 5000;
-            fc.copySize = quick ? "16M" : "256M";
-            fc.rounds = quick ? 1 : 3;
-            fc.minTime = quick ? 0.02 : 0.2;
-            fc.quiet = quiet;
-            String filesCommand = "uring4j-bench files --count " + fc.count + " --copy-size " + fc.copySize + " --rounds "
-                    + fc.rounds + " --min-time " + fmt(fc.minTime);
-            List<Result> fileRows = fc.run();
+            // 4. load types, and 5. whole files (many small files, open+read+close, a copy), each in a fresh JVM
+            // (ChildRun says why)
+            List<String> sizes = quick ? List.of("8M") : List.of("64M", "256M");
+            double ltMinTime = quick ? 0.1 : 0.5;
+            List<String> ltArgs = List.of("--size", String.join(",", sizes), "--min-time", fmt(ltMinTime));
+            List<Result> ltRows = ChildRun.run(dir, "loadtypes", withDirAndQuiet(ltArgs, dir.resolve("loadtypes")));
+            add(sections, new Section("Load types (page cache)", "uring4j-bench loadtypes " + String.join(" ", ltArgs),
+                    ltRows));
+            List<String> fcArgs = List.of("--count", quick ? "500" : "5000", "--copy-size", quick ? "16M" : "256M",
+                    "--rounds", quick ? "1" : "3", "--min-time", quick ? "0.02" : "0.2");
+            String filesCommand = "uring4j-bench files " + String.join(" ", fcArgs);
+            List<Result> fileRows = ChildRun.run(dir, "files", withDirAndQuiet(fcArgs, dir.resolve("files")));
             add(sections, new Section(FILES_SUM, filesCommand,
                     fileRows.stream().filter(r -> r.workload.startsWith("files-checksum")).toList()));
             add(sections, new Section(FILES_SMALL, filesCommand, fileRows.stream()
@@ -247,6 +238,16 @@ public final class ReportCommand implements Callable<Integer> {
             }
         }
         return sections;
+    }
+
+    private List<String> withDirAndQuiet(List<String> args, Path commandDir) {
+        List<String> all = new ArrayList<>(args);
+        all.add("--dir");
+        all.add(commandDir.toString());
+        if (quiet) {
+            all.add("--quiet");
+        }
+        return all;
     }
 
     /** Keeps a finished section and shows it at once. */
