@@ -106,7 +106,7 @@ public final class Render {
                 row.add(served == null ? "–" : num(served, 0));
                 for (String k : new String[] {"waited_p50_ns", "waited_p99_ns"}) {
                     Double v = r.metrics.get(k);
-                    row.add(v == null ? "–" : num(v / 1e6, 1));
+                    row.add(v == null ? "–" : num(v / 1e6, v < 1e6 ? 3 : 1));
                 }
             }
             if (lat) {
