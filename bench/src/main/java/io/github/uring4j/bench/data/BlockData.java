@@ -62,15 +62,6 @@ public final class BlockData {
      */
     public static long verify(MemorySegment src, long srcOffset, int fileId, long fileOffset, long length) {
         check(fileOffset, length);
-        if (src.isNative()) {
-            // Every native kind (allocated, mapped, a direct buffer's) as one segment class, so the loop below sees
-            // at most two (this and a heap array's) however many kinds the JVM has verified before. Measured: in a
-            // JVM that had verified mapped, heap and native blocks, the loop's accesses went megamorphic and every
-            // later verifying strategy ran at a third to a half of its speed in a fresh JVM.
-            long at = src.asSlice(srcOffset, length).address(); // bounds and liveness checked here, once
-            src = MemorySegment.ofAddress(at).reinterpret(length);
-            srcOffset = 0;
-        }
         long i = 0;
         while (i < length) {
             long off = fileOffset + i;
