@@ -36,7 +36,22 @@ final class ChildRun {
             cmd.add(json.toString());
             Process p = new ProcessBuilder(cmd).redirectOutput(ProcessBuilder.Redirect.DISCARD)
                     .redirectError(ProcessBuilder.Redirect.INHERIT).start();
-            int rc = p.waitFor();
+            // the child ends with the report: on SIGTERM or Ctrl-C the hook stops it, on an interrupt the finally
+            Thread stop = new Thread(p::destroy, "uring4j-bench-child-stop");
+            Runtime.getRuntime().addShutdownHook(stop);
+            int rc;
+            try {
+                rc = p.waitFor();
+            } finally {
+                if (p.isAlive()) {
+                    p.destroy();
+                }
+                try {
+                    Runtime.getRuntime().removeShutdownHook(stop);
+                } catch (IllegalStateException shuttingDown) {
+                    // the hook is running or ran
+                }
+            }
             if (rc != 0) {
                 throw new IOException("uring4j-bench " + command + " " + String.join(" ", args)
                         + " failed in its own JVM with exit status " + rc + " (its message is above)");
