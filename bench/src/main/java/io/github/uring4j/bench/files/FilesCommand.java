@@ -57,27 +57,27 @@ import picocli.CommandLine.Option;
 public final class FilesCommand implements Callable<Integer> {
 
     @Option(names = "--dir", description = "Directory for the files (default: ${DEFAULT-VALUE}).")
-    public Path dir = Path.of(System.getProperty("java.io.tmpdir"), "uring4j-files");
+    Path dir = Path.of(System.getProperty("java.io.tmpdir"), "uring4j-files");
 
     @Option(names = "--count", description = "Small files, 4 to 64 KiB each (default: ${DEFAULT-VALUE}).")
-    public int count = 10_000;
+    int count = 10_000;
 
     @Option(names = "--copy-size", description = "Size of the copied file (default: ${DEFAULT-VALUE}).")
-    public String copySize = "1G";
+    String copySize = "1G";
 
     @Option(names = "--rounds", description = "Rounds; each runs every case for every strategy (default: ${DEFAULT-VALUE}).")
-    public int rounds = 3;
+    int rounds = 3;
 
     @Option(names = "--min-time", description = "Seconds each small-file case runs per round at least: its pass over "
             + "the files repeats until then (the first, unmeasured round too), so a short pass is not all JIT and noise "
             + "(default: ${DEFAULT-VALUE}).")
-    public double minTime = 0.3;
+    double minTime = 0.3;
 
     @Option(names = "--json", description = "Also write the rows to this JSON file.")
     Path json;
 
     @Option(names = {"-q", "--quiet"}, description = "No progress display.")
-    public boolean quiet;
+    boolean quiet;
 
     /**
      * One way to do a case: times only the work (setup, such as dropping the page cache, and the full check of a

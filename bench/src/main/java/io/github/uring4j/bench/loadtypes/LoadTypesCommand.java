@@ -46,10 +46,10 @@ public final class LoadTypesCommand implements Callable<Integer> {
     }
 
     @Option(names = "--dir", description = "Directory for the test files (default: ${DEFAULT-VALUE}).")
-    public Path dir = Path.of(System.getProperty("java.io.tmpdir"), "uring4j-loadtypes");
+    Path dir = Path.of(System.getProperty("java.io.tmpdir"), "uring4j-loadtypes");
 
     @Option(names = "--size", split = ",", description = "File sizes (default: 64M,256M).")
-    public List<String> sizes = List.of("64M", "256M");
+    List<String> sizes = List.of("64M", "256M");
 
     @Option(names = "--loads", split = ",", description = "Load types (default: all four).")
     List<String> loads = List.of("seq-read", "append-write", "random-read", "random-write");
@@ -67,25 +67,25 @@ public final class LoadTypesCommand implements Callable<Integer> {
     int depth = 16;
 
     @Option(names = "--direct", description = "O_DIRECT for channel, ring and async (sizes must be multiples of 512); mmap is skipped.")
-    public boolean direct;
+    boolean direct;
 
     @Option(names = "--fsync", description = "End each write pass with fsync (fdatasync), inside the timing.")
     boolean fsync;
 
     @Option(names = "--cache", description = "Page cache before each read pass: warm (as written) or cold (dropped) (default: ${DEFAULT-VALUE}).")
-    public String cache = "warm";
+    String cache = "warm";
 
     @Option(names = "--min-time", description = "Repeat a measurement until this many seconds have passed (default: ${DEFAULT-VALUE}).")
-    public double minTime = 0.5;
+    double minTime = 0.5;
 
     @Option(names = "--json", description = "Also write the rows to this JSON file.")
     Path json;
 
     @Option(names = "--keep-files", description = "Leave the test files in --dir for the next run (default: delete them).")
-    public boolean keepFiles;
+    boolean keepFiles;
 
     @Option(names = {"-q", "--quiet"}, description = "No progress display.")
-    public boolean quiet;
+    boolean quiet;
 
     @Override
     public Integer call() throws Exception {

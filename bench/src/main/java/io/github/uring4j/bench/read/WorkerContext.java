@@ -99,7 +99,7 @@ public final class WorkerContext {
     void censor() {
         if (waited != null && !censored) {
             censored = true;
-            waited.recordValue(Math.max(0, end - Math.max(readySince, 0)));
+            waited.recordValue(Math.max(0, end - readySince));
         }
     }
 
