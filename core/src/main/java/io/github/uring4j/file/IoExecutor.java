@@ -347,6 +347,13 @@ public final class IoExecutor implements AutoCloseable {
          * asks for a write that does not block, and hands only the ones the kernel refuses to the ring.
          * {@code O_DIRECT} files always use the ring, and so do {@code DSYNC}/{@code SYNC} files for writes that would
          * block (each waits for the device).
+         *
+         * <p>Syncs ({@code force}, and {@code writeAndSync} of a write up to this size) of a loop with nothing else in
+         * the kernel or waiting are made by the loop itself too: io_uring gives every sync to an io-wq worker, and the
+         * hand-overs from the caller to the loop to the worker and back made one sync at a time 0.35–0.65 times as fast
+         * as {@code write} + {@code force} on a {@code FileChannel}; made by the idle loop, 0.7–0.95 times. A busy
+         * loop sends them through the ring, where several wait for the device at once. With 0 the loop makes no
+         * blocking call for writes or syncs.
          */
         public Builder inlineWriteMax(int bytes) {
             if (bytes < 0) {

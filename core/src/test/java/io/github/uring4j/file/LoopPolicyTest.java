@@ -5,9 +5,12 @@ import static io.github.uring4j.file.TestFiles.get;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.uring4j.engine.Request;
 import io.github.uring4j.engine.uring.UringBackend;
+import io.github.uring4j.linux.Errno;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -36,6 +39,92 @@ class LoopPolicyTest {
 
     private static long inline(IoExecutor io) {
         return ((UringBackend) io.backend).inlineWrites();
+    }
+
+    private static long inlineSyncs(IoExecutor io) {
+        return ((UringBackend) io.backend).inlineSyncs();
+    }
+
+    /** One record at a time: write then force, writeAndSync, force with metadata; the file read back. */
+    private byte[] syncedRecords(IoExecutor io, Path p) throws Exception {
+        byte[] expect = new byte[3 * 4096];
+        new Random(5).nextBytes(expect);
+        try (AsyncFile f = get(AsyncFile.open(io, p, StandardOpenOption.CREATE, StandardOpenOption.WRITE))) {
+            assertEquals(4096, get(f.write(ByteBuffer.allocateDirect(4096).put(0, expect, 0, 4096), 0)));
+            get(f.force(false));
+            assertEquals(4096, get(f.writeAndSync(ByteBuffer.allocateDirect(4096).put(0, expect, 4096, 4096), 4096)));
+            assertEquals(4096, get(f.writeAndSync(ByteBuffer.allocateDirect(4096).put(0, expect, 8192, 4096), 8192)));
+            get(f.force(true));
+        }
+        return expect;
+    }
+
+    @Test
+    void syncsOfAnIdleLoopAreMadeByTheLoop() throws Exception {
+        try (IoExecutor io = UringExecutorTest.uring().loops(1).build()) {
+            Path p = dir.resolve("synced");
+            byte[] expect = syncedRecords(io, p);
+            assertArrayEquals(expect, Files.readAllBytes(p));
+            // force, two writeAndSync and force again, each alone on the loop
+            assertEquals(4, inlineSyncs(io), "syncs made by the loop");
+        }
+    }
+
+    @Test
+    void zeroMaxSendsEverySyncThroughTheRing() throws Exception {
+        try (IoExecutor io = UringExecutorTest.uring().loops(1).inlineWriteMax(0).build()) {
+            Path p = dir.resolve("ring-synced");
+            byte[] expect = syncedRecords(io, p);
+            assertArrayEquals(expect, Files.readAllBytes(p));
+            assertEquals(0, inlineSyncs(io));
+        }
+    }
+
+    @Test
+    void aFailedSyncOfTheLoopFailsItsRequestAndNothingElse() throws Exception {
+        AtomicInteger injected = new AtomicInteger();
+        try (IoExecutor io = UringExecutorTest.uring().loops(1).resultFilter((kind, sub, res, requested) -> {
+            boolean sync = kind == Request.FSYNC || (kind == Request.WRITE_SYNC && sub == 1);
+            if (sync && injected.getAndIncrement() < 2) {
+                return -Errno.EIO;
+            }
+            return res;
+        }).build()) {
+            Path p = dir.resolve("eio");
+            try (AsyncFile f = get(AsyncFile.open(io, p, StandardOpenOption.CREATE, StandardOpenOption.WRITE))) {
+                assertEquals(4096, get(f.write(ByteBuffer.allocateDirect(4096), 0)));
+                Throwable forced = failure(f.force(false));
+                assertNotNull(forced, "force with an injected EIO");
+                assertTrue(forced.getMessage().contains("EIO"), forced.toString());
+                Throwable synced = failure(f.writeAndSync(ByteBuffer.allocateDirect(4096), 4096));
+                assertNotNull(synced, "writeAndSync with an injected EIO");
+                assertTrue(synced.getMessage().contains("EIO"), synced.toString());
+                // the file and the loop go on
+                get(f.force(false));
+                assertEquals(4096, get(f.writeAndSync(ByteBuffer.allocateDirect(4096), 8192)));
+            }
+            assertEquals(3 * 4096, Files.size(p));
+            assertTrue(inlineSyncs(io) >= 2, "syncs made by the loop: " + inlineSyncs(io));
+        }
+    }
+
+    @Test
+    void syncsInFlightTogetherAllLand() throws Exception {
+        try (IoExecutor io = UringExecutorTest.uring().loops(1).build()) {
+            Path p = dir.resolve("group");
+            byte[] expect = new byte[32 * 4096];
+            new Random(9).nextBytes(expect);
+            try (AsyncFile f = get(AsyncFile.open(io, p, StandardOpenOption.CREATE, StandardOpenOption.WRITE))) {
+                CompletableFuture<?>[] all = new CompletableFuture<?>[32];
+                for (int b = 0; b < 32; b++) {
+                    all[b] = f.writeAndSync(ByteBuffer.allocateDirect(4096).put(0, expect, b * 4096, 4096), b * 4096L);
+                }
+                for (CompletableFuture<?> c : all) {
+                    assertEquals(4096, get(c));
+                }
+            }
+            assertArrayEquals(expect, Files.readAllBytes(p));
+        }
     }
 
     /** Random 4 KiB writes from many threads, then the whole file compared with what was written. */

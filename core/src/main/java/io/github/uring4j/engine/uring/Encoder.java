@@ -194,6 +194,9 @@ final class Encoder {
         if (r.kind == Request.WRITE && loop.inline.write(s, r, f)) {
             return;
         }
+        if (r.kind == Request.WRITE_SYNC && loop.inline.writeSync(s, r, f)) {
+            return;
+        }
         FileTarget t = f.target(loop);
         s.res[Slot.MAIN] = 0;
         s.res[Slot.LINKED] = 0;
@@ -242,7 +245,7 @@ final class Encoder {
         UringFile f = (UringFile) r.handle;
         FileTarget t = f.target(loop);
         Sqe e = switch (r.kind) {
-            case Request.FSYNC -> ring.nextSqe().fsync(t, !r.metaData);
+            case Request.FSYNC -> loop.inline.fsync(s, r, f) ? null : ring.nextSqe().fsync(t, !r.metaData);
             // By descriptor, never by path: a registered file keeps its descriptor too.
             case Request.SIZE -> ring.nextSqe().statx(f.fd, EMPTY_PATH, At.EMPTY_PATH, Statx.STATX_SIZE,
                     s.statx.segment());

@@ -277,6 +277,14 @@ final class EventLoop implements Runnable {
         return false;
     }
 
+    /**
+     * True when nothing but the wakeup's read is in the kernel or waiting here: a call the loop makes itself now
+     * delays no other request (requests that arrive meanwhile wait for it).
+     */
+    boolean idle() {
+        return expected == (wakeup.armed() ? 1 : 0) && local.isEmpty() && retries.isEmpty() && !inline.pending();
+    }
+
     private boolean hasWork() {
         return (closing && !cancelAllSent) || !queue.isEmpty() || !local.isEmpty() || !retries.isEmpty()
                 || cancels.pending() || inline.pending();

@@ -14,6 +14,7 @@ final class LoopStats {
     private static final VarHandle QUEUED;
     private static final VarHandle INLINE_WRITES;
     private static final VarHandle INLINE_BLOCKED;
+    private static final VarHandle INLINE_SYNCS;
 
     static {
         try {
@@ -24,6 +25,7 @@ final class LoopStats {
             QUEUED = l.findVarHandle(LoopStats.class, "queued", int.class);
             INLINE_WRITES = l.findVarHandle(LoopStats.class, "inlineWrites", long.class);
             INLINE_BLOCKED = l.findVarHandle(LoopStats.class, "inlineBlocked", long.class);
+            INLINE_SYNCS = l.findVarHandle(LoopStats.class, "inlineSyncs", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -36,6 +38,7 @@ final class LoopStats {
     private int queued;
     private long inlineWrites;
     private long inlineBlocked;
+    private long inlineSyncs;
 
     /** Loop thread: slots in use now. */
     void inFlight(int n) {
@@ -60,6 +63,16 @@ final class LoopStats {
     /** Loop thread: one more write made by the loop itself (see {@link InlineWrites}). */
     void inlineWriteOne() {
         INLINE_WRITES.setOpaque(this, inlineWrites + 1);
+    }
+
+    /** Loop thread: one more {@code fsync}/{@code fdatasync} made by the idle loop itself (see {@link InlineWrites}). */
+    void inlineSyncOne() {
+        INLINE_SYNCS.setOpaque(this, inlineSyncs + 1);
+    }
+
+    /** Syncs the loop made itself. */
+    long inlineSyncs() {
+        return (long) INLINE_SYNCS.getOpaque(this);
     }
 
     /** Loop thread: one more loop-made write that blocked long enough to send its file's writes to the ring. */

@@ -38,6 +38,9 @@ final class Slot {
     long admittedBytes;
     /** The result of a write the loop made itself, delivered in the loop's next turn. */
     int inlineRes;
+    /** A loop-made fdatasync of a write→fdatasync request waits to be delivered with {@link #inlineRes}. */
+    boolean inlineLinked;
+    int inlineLinkedRes;
     /** Where the request stands (opens and closes go through stages). */
     int stage;
     /** Descriptor opened (open stages), or registered slot chosen. */

@@ -359,6 +359,15 @@ public final class UringBackend implements IoBackend {
         return n;
     }
 
+    /** {@code fsync}/{@code fdatasync} calls the idle loops made themselves instead of through the ring (tests). */
+    public long inlineSyncs() {
+        long n = 0;
+        for (EventLoop l : loops) {
+            n += l.stats.inlineSyncs();
+        }
+        return n;
+    }
+
     /** The loop threads (tests). */
     public Thread[] threads() {
         Thread[] t = new Thread[loops.length];

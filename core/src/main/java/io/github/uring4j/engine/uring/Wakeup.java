@@ -77,6 +77,11 @@ final class Wakeup {
     }
 
     /** Loop thread: the read completed (a wake-up, or a cancel at close). */
+    /** True while the eventfd read is in the ring (one completion the loop expects). */
+    boolean armed() {
+        return armed;
+    }
+
     void completed(int res) {
         armed = false;
         if (res < 0 && res != -Errno.ECANCELED && res != -Errno.EINTR) {
