@@ -282,7 +282,8 @@ final class EventLoop implements Runnable {
      * delays no other request (requests that arrive meanwhile wait for it).
      */
     boolean idle() {
-        return expected == (wakeup.armed() ? 1 : 0) && local.isEmpty() && retries.isEmpty() && !inline.pending();
+        return expected == (wakeup.armed() ? 1 : 0) && local.isEmpty() && retries.isEmpty() && !inline.pending()
+                && queue.isEmpty();
     }
 
     private boolean hasWork() {

@@ -140,11 +140,11 @@ final class InlineWrites {
         }
         try {
             long t0 = System.nanoTime();
-            int res = LeanCalls.fsync(capture, f.fd, r.metaData);
+            int res;
+            do {
+                res = LeanCalls.fsync(capture, f.fd, r.metaData);
+            } while (res == -Errno.EINTR);
             blocked(f, t0);
-            if (res == -Errno.EINTR) {
-                return false;
-            }
             loop.stats.inlineSyncOne();
             return queueResult(s, res);
         } catch (IllegalStateException | LinkageError e) {
@@ -171,10 +171,15 @@ final class InlineWrites {
                 blocked(f, t0);
                 return false;
             }
-            int sync = w == r.length ? LeanCalls.fsync(capture, f.fd, false) : -Errno.ECANCELED;
+            int sync = -Errno.ECANCELED; // a failed or short write cancels its sync, as in the ring
+            if (w == r.length) {
+                do {
+                    sync = LeanCalls.fsync(capture, f.fd, false);
+                } while (sync == -Errno.EINTR);
+            }
             blocked(f, t0);
             s.inlineLinked = true;
-            s.inlineLinkedRes = sync == -Errno.EINTR ? -Errno.ECANCELED : sync;
+            s.inlineLinkedRes = sync;
             s.cqes++;
             loop.expected++;
             loop.stats.inlineSyncOne();
