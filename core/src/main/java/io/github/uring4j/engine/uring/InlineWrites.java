@@ -176,13 +176,13 @@ final class InlineWrites {
                 do {
                     sync = LeanCalls.fsync(capture, f.fd, false);
                 } while (sync == -Errno.EINTR);
+                loop.stats.inlineSyncOne();
             }
             blocked(f, t0);
             s.inlineLinked = true;
             s.inlineLinkedRes = sync;
             s.cqes++;
             loop.expected++;
-            loop.stats.inlineSyncOne();
             return queue(s, w);
         } catch (IllegalStateException | LinkageError e) {
             unavailable = true;
