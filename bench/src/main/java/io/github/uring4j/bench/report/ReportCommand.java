@@ -232,6 +232,13 @@ public final class ReportCommand implements Callable<Integer> {
                     .filter(r -> !r.primaryUnit.equals("GB/s") && !r.workload.startsWith("files-checksum")).toList()));
             add(sections, new Section(FILES_COPY, filesCommand,
                     fileRows.stream().filter(r -> r.primaryUnit.equals("GB/s")).toList()));
+            // 6. synced log records: write + force from 1 and 8 threads vs writeAndSync one at a time and 8 in flight
+            List<String> jmhArgs = new ArrayList<>(quick ? List.of("-f", "0", "-wi", "0", "-i", "1", "-r", "200ms")
+                    : List.of("-wi", "1", "-i", "3", "-r", "500ms"));
+            jmhArgs.addAll(List.of("-jvmArgsAppend", "-During4j.jmh.dir=" + dir.resolve("jmh")));
+            for (Section s : ChildRun.jmh(dir, "SyncWriteBenchmark", jmhArgs)) {
+                add(sections, s);
+            }
         } finally {
             if (!keepData) {
                 deleteTree(dir);

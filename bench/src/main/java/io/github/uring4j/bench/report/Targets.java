@@ -51,6 +51,13 @@ public final class Targets {
             out.add(latency(st + ": p99 latency from a thread being ready (waits for a carrier included), vs the JDK's",
                     jdkVt.metrics.get("waited_p99_ns"), ours.metrics.get("waited_p99_ns")));
         }
+        Predicate<Section> sync = s -> s.title.startsWith("JMH SyncWriteBenchmark");
+        add(out, "synced 4 KiB log records, AsyncFile.writeAndSync one at a time vs FileChannel write + force(false)",
+                ratio(find(sections, sync, "asyncWriteAndSync", null), find(sections, sync, "channelWriteForce", null)),
+                1.0);
+        add(out, "synced 4 KiB log records, writeAndSync 8 in flight (one thread) vs write + force(false) from 8 threads",
+                ratio(find(sections, sync, "asyncWriteAndSyncEightInFlight", null),
+                        find(sections, sync, "channelWriteForceEightThreads", null)), 1.0);
         Predicate<Section> drop = s -> s.title.startsWith("FileChannel drop-in");
         add(out, "drop-in FileChannel, cached 4 KiB random read, 1 thread, direct buffer, vs the JDK's FileChannel",
                 ratio(find(sections, drop, "dropin", null), find(sections, drop, "channel", null)), 1.2);
