@@ -32,8 +32,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * A log whose every 4 KiB record is on the device before the writer goes on (a write-ahead log committing each
  * record): the JDK's {@code FileChannel.write} + {@code force(false)} from one thread and from eight, beside
  * uring4j's {@code AsyncFile.writeAndSync} (one write linked to an {@code fdatasync}) one at a time and eight in
- * flight. Records cycle through a 64 MiB region of one file, each holding the block pattern of its offset; after
- * every iteration the region written is read back and checked.
+ * flight. Records cycle through a 64 MiB region of one file, written and synced before the first record (a
+ * preallocated log segment), each record holding the block pattern of its offset; after every iteration the
+ * records written are read back and checked.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
@@ -60,6 +61,16 @@ public class SyncWriteBenchmark {
         file = JmhFiles.root().resolve("sync-log.bin");
         Files.deleteIfExists(file);
         channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.READ);
+        // The log's region is written and on the device before the first record, as a log that preallocates its
+        // segments has it: every record overwrites, and no way pays for growing the file while another does not.
+        ByteBuffer zeros = ByteBuffer.allocateDirect(1 << 20);
+        for (long off = 0; off < (long) RECORDS * RECORD; off += zeros.capacity()) {
+            zeros.clear();
+            while (zeros.hasRemaining()) {
+                channel.write(zeros, off + zeros.position());
+            }
+        }
+        channel.force(true);
         executor = IoExecutor.builder().loops(1).name("bench-sync").build();
         async = AsyncFile.open(executor, file, StandardOpenOption.WRITE).join();
     }
