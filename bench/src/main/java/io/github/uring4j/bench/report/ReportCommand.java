@@ -50,6 +50,9 @@ public final class ReportCommand implements Callable<Integer> {
             + "results.json / --json output of read, loadtypes, fio, report, and JMH's -rf json output.")
     List<Path> collect;
 
+    /** Strategies given an unrecorded JIT pass at the start; their rows then warm up for half as long. */
+    private static final List<String> JIT_PASS = List.of("ring", "async", "mmap", "channel");
+
     @Option(names = "--duration", description = "Measured seconds per read row (default: ${DEFAULT-VALUE}).")
     double duration = 3;
 
@@ -155,7 +158,7 @@ public final class ReportCommand implements Callable<Integer> {
             // 0. the JIT: the first seconds of a strategy in a fresh JVM run interpreted code and compile the FFM
             // paths; one unrecorded pass of each keeps that out of every table.
             ReadCommand.prepareCache(ds, "warm");
-            for (String st : List.of("ring", "async", "mmap", "channel")) {
+            for (String st : JIT_PASS) {
                 ReadRun.run(ds, ReadCommand.STRATEGIES.get(st).get(), new ReadConfig(1, 32, false, 7), 0,
                         quick ? 200_000_000L : 2_000_000_000L, new Corruption(), true);
             }
@@ -234,7 +237,7 @@ public final class ReportCommand implements Callable<Integer> {
                     fileRows.stream().filter(r -> r.primaryUnit.equals("GB/s")).toList()));
             // 6. synced log records: write + force from 1 and 8 threads vs writeAndSync one at a time and 8 in flight
             List<String> jmhArgs = new ArrayList<>(quick ? List.of("-f", "0", "-wi", "0", "-i", "1", "-r", "200ms")
-                    : List.of("-wi", "1", "-i", "3", "-r", "500ms"));
+                    : List.of("-wi", "2", "-w", "1s", "-i", "3", "-r", "1s"));
             jmhArgs.addAll(List.of("-jvmArgsAppend", "-During4j.jmh.dir=" + dir.resolve("jmh")));
             for (Section s : ChildRun.jmh(dir, "SyncWriteBenchmark", jmhArgs)) {
                 add(sections, s);
@@ -269,7 +272,8 @@ public final class ReportCommand implements Callable<Integer> {
         String state = PageCache.describe(PageCache.residentFraction(ReadCommandFiles.of(ds)));
         ReadStrategy s = ReadCommand.STRATEGIES.get(strategy).get();
         Corruption c = new Corruption();
-        Result r = ReadRun.run(ds, s, new ReadConfig(threads, depth, direct, 42), warm, (long) (secs * 1e9), c, quiet);
+        long rowWarm = JIT_PASS.contains(strategy) ? warm / 2 : warm;
+        Result r = ReadRun.run(ds, s, new ReadConfig(threads, depth, direct, 42), rowWarm, (long) (secs * 1e9), c, quiet);
         if (c.count() > 0) {
             throw new IllegalStateException(strategy + ": " + c.count() + " reads returned wrong data, e.g. " + c.examples().iterator().next());
         }
