@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
-import java.nio.channels.CompletionHandler;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.concurrent.CompletableFuture;
@@ -53,17 +52,7 @@ class FutureExecutorTest {
                 AsyncFile f = get(AsyncFile.open(io, p, StandardOpenOption.READ, StandardOpenOption.WRITE))) {
             assertEquals("named-completer", completingThread(f).getName());
             CompletableFuture<Thread> handlerThread = new CompletableFuture<>();
-            f.read(ByteBuffer.allocateDirect(4), 0, null, new CompletionHandler<Integer, Object>() {
-                @Override
-                public void completed(Integer n, Object a) {
-                    handlerThread.complete(Thread.currentThread());
-                }
-
-                @Override
-                public void failed(Throwable exc, Object a) {
-                    handlerThread.completeExceptionally(exc);
-                }
-            });
+            f.read(ByteBuffer.allocateDirect(4), 0, null, UringExecutorTest.completesOn(handlerThread));
             assertEquals(4, get(f.write(ByteBuffer.wrap(new byte[4]), 0)));
             assertTrue(onLoop(io, get(handlerThread)), "handlers stay on the loop");
             // The executor refuses work once shut down: the future still completes, on the loop.

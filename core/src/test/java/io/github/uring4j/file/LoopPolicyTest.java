@@ -306,10 +306,8 @@ class LoopPolicyTest {
 
     @Test
     void readsBeyondTheByteBoundWaitInOrderAndAllArrive() throws Exception {
-        byte[] data = new byte[1 << 20];
-        new Random(5).nextBytes(data);
         Path p = dir.resolve("bounded");
-        Files.write(p, data);
+        byte[] data = randomFile(p, 5);
         try (IoExecutor io = UringExecutorTest.uring().inFlightBytes(8192).build();
                 AsyncFile f = get(AsyncFile.open(io, p, StandardOpenOption.READ))) {
             java.util.List<CompletableFuture<Integer>> reads = new java.util.ArrayList<>();
@@ -330,6 +328,14 @@ class LoopPolicyTest {
         }
     }
 
+    /** Writes 1 MiB of random bytes from {@code seed} to {@code p}; the bytes. */
+    private static byte[] randomFile(Path p, int seed) throws java.io.IOException {
+        byte[] data = new byte[1 << 20];
+        new Random(seed).nextBytes(data);
+        Files.write(p, data);
+        return data;
+    }
+
     private static void awaitInFlight(IoExecutor io, int n) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (io.inFlight() < n && System.nanoTime() < deadline) {
@@ -348,10 +354,8 @@ class LoopPolicyTest {
 
     @Test
     void directReadsBeyondTheDeviceBudgetWaitAndAllArriveOrFailOnClose() throws Exception {
-        byte[] data = new byte[1 << 20];
-        new Random(9).nextBytes(data);
         Path p = dir.resolve("direct-budget");
-        Files.write(p, data);
+        byte[] data = randomFile(p, 9);
         try (IoExecutor io = UringExecutorTest.uring().directInFlight(2).build()) {
             AsyncFile f;
             try {

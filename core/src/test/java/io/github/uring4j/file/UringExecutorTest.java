@@ -498,7 +498,8 @@ class UringExecutorTest {
         }
     }
 
-    private static java.nio.channels.CompletionHandler<Integer, Object> completesOn(CompletableFuture<Thread> where) {
+    /** A handler that completes {@code where} with the thread it ran on. */
+    static java.nio.channels.CompletionHandler<Integer, Object> completesOn(CompletableFuture<Thread> where) {
         return new java.nio.channels.CompletionHandler<>() {
             @Override
             public void completed(Integer n, Object att) {
