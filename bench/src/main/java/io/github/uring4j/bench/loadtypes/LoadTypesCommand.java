@@ -19,6 +19,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -160,53 +161,7 @@ public final class LoadTypesCommand implements Callable<Integer> {
                         long[] offsets = offsets(load, size, io, 7);
                         Path target = load == Load.APPEND_WRITE ? append : file;
                         LoadSpec spec = new LoadSpec(load, target, size, io, seq, offsets, depth, direct, fsync, pattern);
-                        for (String sn : strategies) {
-                            try (LoadStrategy st = STRATEGIES.get(sn).get()) {
-                                String why = st.unsupported(spec);
-                                if (why != null) {
-                                    continue;
-                                }
-                                // Every strategy starts from the same page cache: no dirty pages and no writeback
-                                // left by the strategy before it (see settle).
-                                settle(load, target);
-                                // One unmeasured pass first, so the JIT has compiled the loop being measured.
-                                st.run(spec);
-                                long nanos = 0;
-                                long bytes = 0;
-                                int passes = 0;
-                                String cacheBefore = null;
-                                do {
-                                    if (!load.write && cache.equals("cold")) {
-                                        RingFiles.dropFromPageCache(target);
-                                    }
-                                    if (passes == 0 && !load.write) {
-                                        cacheBefore = PageCache.describe(PageCache.residentFraction(List.of(target)));
-                                    }
-                                    if (load == Load.APPEND_WRITE) {
-                                        Files.deleteIfExists(target); // untimed; see settle
-                                    }
-                                    nanos += st.run(spec);
-                                    bytes += spec.bytes();
-                                    moved.addAndGet(spec.bytes());
-                                    passes++;
-                                } while (nanos < minTime * 1e9 && passes < 50);
-                                if (load.write) {
-                                    checkWritten(target, size, pattern, seq, st.name() + " " + load.label);
-                                }
-                                Result r = new Result("loadtype-" + load.label, st.name())
-                                        .param("load", load.label).param("category", load.label + " " + Sizes.format(size))
-                                        .param("size", Sizes.format(size)).param("io", Sizes.format(io))
-                                        .param("depth", st.name().equals("ring") || st.name().equals("async") ? depth : 1)
-                                        .param("direct", direct).param("fsync", fsync).param("passes", passes)
-                                        .primary("gb_per_s", "GB/s");
-                                if (cacheBefore != null) {
-                                    r.param("cache_before", cacheBefore);
-                                }
-                                r.metric("gb_per_s", bytes / (nanos / 1e9) / 1e9);
-                                r.metric("ops_per_s", bytes / io / (nanos / 1e9));
-                                rows.add(r);
-                            }
-                        }
+                        rows.addAll(measure(spec, moved));
                     }
                 } finally {
                     Files.deleteIfExists(append);
@@ -219,9 +174,108 @@ public final class LoadTypesCommand implements Callable<Integer> {
         return rows;
     }
 
+    /** Random loads are measured in turns of an eighth of their offsets (a 256M random-write pass takes a second). */
+    static final int RANDOM_TURNS = 8;
+
     /**
-     * Untimed, before a strategy's first pass: leaves nothing of earlier passes for the kernel to write back while this
-     * strategy is timed. Without it, whichever strategy ran later paid for the writeback of the ones before it (on two
+     * One (size, load) case for every strategy. The strategies take turns until each has run for {@code --min-time}
+     * (or 50 passes): on a shared machine a slow second hits every strategy about equally instead of the one whose
+     * passes it fell into. A turn is a whole pass for sequential loads and an eighth of one for random loads, the
+     * eighths taken in order (random-write 256M took one 1-second pass per strategy, so turns of whole passes could
+     * not interleave). A written file is checked right after its strategy's last turn, before another strategy writes
+     * the same offsets again.
+     */
+    private List<Result> measure(LoadSpec spec, AtomicLong moved) throws Exception {
+        Load load = spec.load();
+        Path target = spec.file();
+        List<LoadStrategy> open = new ArrayList<>();
+        try {
+            for (String sn : strategies) {
+                open.add(STRATEGIES.get(sn).get());
+            }
+            open.removeIf(st -> {
+                if (st.unsupported(spec) == null) {
+                    return false;
+                }
+                st.close();
+                return true;
+            });
+            settle(load, target);
+            // One unmeasured pass each first, so the JIT has compiled the loops being measured.
+            for (LoadStrategy st : open) {
+                if (load == Load.APPEND_WRITE) {
+                    Files.deleteIfExists(target); // untimed; see settle
+                }
+                st.run(spec);
+            }
+            List<LoadSpec> turns = new ArrayList<>();
+            int parts = load.random ? RANDOM_TURNS : 1;
+            long[] all = spec.offsets();
+            for (int k = 0; k < parts; k++) {
+                turns.add(new LoadSpec(load, target, spec.size(), spec.ioSize(), spec.period(),
+                        Arrays.copyOfRange(all, (int) ((long) all.length * k / parts), (int) ((long) all.length * (k + 1) / parts)),
+                        spec.depth(), spec.direct(), spec.fsync(), spec.pattern()));
+            }
+            int n = open.size();
+            long[] nanos = new long[n];
+            int[] passes = new int[n];
+            long[] bytes = new long[n];
+            String[] cacheBefore = new String[n];
+            boolean more = true;
+            while (more) {
+                more = false;
+                for (int i = 0; i < n; i++) {
+                    if (nanos[i] >= minTime * 1e9 || passes[i] >= 50 * parts) {
+                        continue;
+                    }
+                    if (!load.write && cache.equals("cold")) {
+                        RingFiles.dropFromPageCache(target);
+                    }
+                    if (passes[i] == 0 && !load.write) {
+                        cacheBefore[i] = PageCache.describe(PageCache.residentFraction(List.of(target)));
+                    }
+                    if (load == Load.APPEND_WRITE) {
+                        Files.deleteIfExists(target); // untimed; see settle
+                    }
+                    LoadSpec turn = turns.get(passes[i] % parts);
+                    nanos[i] += open.get(i).run(turn);
+                    bytes[i] += turn.bytes();
+                    moved.addAndGet(turn.bytes());
+                    passes[i]++;
+                    boolean last = nanos[i] >= minTime * 1e9 || passes[i] >= 50 * parts;
+                    if (last && load.write) {
+                        checkWritten(target, spec.size(), spec.pattern(), spec.period(), open.get(i).name() + " " + load.label);
+                    }
+                    more |= !last;
+                }
+            }
+            List<Result> out = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                String name = open.get(i).name();
+                Result r = new Result("loadtype-" + load.label, name)
+                        .param("load", load.label).param("category", load.label + " " + Sizes.format(spec.size()))
+                        .param("size", Sizes.format(spec.size())).param("io", Sizes.format(spec.ioSize()))
+                        .param("depth", name.equals("ring") || name.equals("async") ? depth : 1)
+                        .param("direct", direct).param("fsync", fsync).param("turns", passes[i])
+                        .primary("gb_per_s", "GB/s");
+                if (cacheBefore[i] != null) {
+                    r.param("cache_before", cacheBefore[i]);
+                }
+                r.metric("gb_per_s", bytes[i] / (nanos[i] / 1e9) / 1e9);
+                r.metric("ops_per_s", bytes[i] / spec.ioSize() / (nanos[i] / 1e9));
+                out.add(r);
+            }
+            return out;
+        } finally {
+            for (LoadStrategy st : open) {
+                st.close();
+            }
+        }
+    }
+
+    /**
+     * Untimed, before a case's first pass: leaves nothing of earlier cases for the kernel to write back while this
+     * one is timed. Without it, whichever strategy ran later paid for the writeback of the ones before it (on two
      * cores, the flusher's CPU and the device's queue): append-write 256M measured 3.77 GB/s for the channel run first
      * and 2.31 GB/s run last. Random writes sync the file they overwrite. Appends start from no file at all, here and
      * before every pass: a file truncated to zero and written again is flushed by ext4 when it is closed
