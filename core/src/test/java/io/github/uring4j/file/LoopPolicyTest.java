@@ -22,6 +22,7 @@ import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -43,6 +44,10 @@ class LoopPolicyTest {
 
     private static long inlineSyncs(IoExecutor io) {
         return ((UringBackend) io.backend).inlineSyncs();
+    }
+
+    private static long blocked(IoExecutor io) {
+        return ((UringBackend) io.backend).inlineBlocked();
     }
 
     /** One record at a time: write then force, writeAndSync, force with metadata; the file read back. */
@@ -105,6 +110,31 @@ class LoopPolicyTest {
             }
             assertEquals(3 * 4096, Files.size(p));
             assertTrue(inlineSyncs(io) >= 2, "syncs made by the loop: " + inlineSyncs(io));
+        }
+    }
+
+    @Test
+    void aLongSyncWithNobodyWaitingKeepsTheFilesSyncsOnTheLoop() throws Exception {
+        try (IoExecutor io = UringExecutorTest.uring().loops(1).build()) {
+            Path p = dir.resolve("long-sync");
+            try (AsyncFile f = get(AsyncFile.open(io, p, StandardOpenOption.CREATE, StandardOpenOption.WRITE))) {
+                ByteBuffer mib = ByteBuffer.allocateDirect(1 << 20);
+                for (int i = 0; i < 64; i++) {
+                    assertEquals(1 << 20, get(f.write(mib.duplicate(), (long) i << 20)));
+                }
+                if (blocked(io) > 0) {
+                    Thread.sleep(300); // a write held the loop: let the file's back-off pass
+                }
+                long syncs = inlineSyncs(io);
+                long held = blocked(io);
+                // writing 64 MiB of dirty pages out holds the loop for more than 10 ms on a disk
+                get(f.force(false));
+                Assumptions.assumeTrue(inlineSyncs(io) == syncs + 1 && blocked(io) == held + 1,
+                        "the loop did not make a sync that held it 10 ms (a RAM-backed file system, or a write backed off)");
+                assertEquals(4096, get(f.writeAndSync(ByteBuffer.allocateDirect(4096), 64L << 20)));
+                assertEquals(syncs + 2, inlineSyncs(io), "the next sync of the lone writer was made by the loop too");
+            }
+            assertEquals((64L << 20) + 4096, Files.size(p));
         }
     }
 

@@ -286,6 +286,11 @@ final class EventLoop implements Runnable {
                 && queue.isEmpty();
     }
 
+    /** Requests of other threads are waiting to be taken in (loop thread). */
+    boolean requestsWaiting() {
+        return !queue.isEmpty();
+    }
+
     private boolean hasWork() {
         return (closing && !cancelAllSent) || !queue.isEmpty() || !local.isEmpty() || !retries.isEmpty()
                 || cancels.pending() || inline.pending();
