@@ -225,8 +225,8 @@ public final class LoadTypesCommand implements Callable<Integer> {
             while (more) {
                 more = false;
                 for (int i = 0; i < n; i++) {
-                    if (nanos[i] >= minTime * 1e9 || passes[i] >= 50 * parts) {
-                        continue;
+                    if (passes[i] > 0 && (nanos[i] >= minTime * 1e9 || passes[i] >= 50 * parts)) {
+                        continue; // at least one turn each, then --min-time
                     }
                     if (!load.write && cache.equals("cold")) {
                         RingFiles.dropFromPageCache(target);
