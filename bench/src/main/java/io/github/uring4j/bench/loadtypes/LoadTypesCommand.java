@@ -243,6 +243,10 @@ public final class LoadTypesCommand implements Callable<Integer> {
                     moved.addAndGet(turn.bytes());
                     passes[i]++;
                     boolean last = nanos[i] >= minTime * 1e9 || passes[i] >= 50 * parts;
+                    if (load.write && load.random) {
+                        // the blocks this turn wrote, before another strategy overwrites them
+                        checkBlocks(turn, open.get(i).name() + " " + load.label);
+                    }
                     if (last && load.write) {
                         checkWritten(target, spec.size(), spec.pattern(), spec.period(), open.get(i).name() + " " + load.label);
                     }
@@ -335,6 +339,28 @@ public final class LoadTypesCommand implements Callable<Integer> {
                 long bad = BlockData.verify(buf, 0, LoadSpec.PATTERN_FILE_ID, 0, period);
                 if (bad >= 0) {
                     throw new IOException(what + ": wrong data written at byte " + (off + bad) + " of " + file.getFileName());
+                }
+            }
+        }
+    }
+
+    /** Reads back (untimed) the blocks {@code s} wrote at its offsets and checks every byte. */
+    private static void checkBlocks(LoadSpec s, String what) throws IOException {
+        try (Arena a = Arena.ofConfined(); FileChannel ch = FileChannel.open(s.file(), StandardOpenOption.READ)) {
+            MemorySegment buf = a.allocate(s.ioSize(), 4096);
+            ByteBuffer bb = buf.asByteBuffer();
+            for (long off : s.offsets()) {
+                bb.clear();
+                while (bb.hasRemaining() && ch.read(bb, off + bb.position()) > 0) {
+                    // fill
+                }
+                if (bb.hasRemaining()) {
+                    throw new IOException(what + ": " + s.file().getFileName() + " ends at byte " + (off + bb.position()));
+                }
+                long bad = s.verify(buf, 0, off, s.ioSize()); // the bad byte's place in the pattern, or -1
+                if (bad >= 0) {
+                    throw new IOException(what + ": wrong data written at byte " + (off - off % s.period() + bad) + " of "
+                            + s.file().getFileName());
                 }
             }
         }
