@@ -2,6 +2,8 @@ package io.github.uring4j.bench.jmh;
 
 import io.github.uring4j.bench.common.RingFiles;
 import io.github.uring4j.bench.data.BlockData;
+import io.github.uring4j.file.AsyncFile;
+import io.github.uring4j.file.IoExecutor;
 import io.github.uring4j.ring.CqeHandler;
 import io.github.uring4j.ring.FileTarget;
 import io.github.uring4j.ring.IoUring;
@@ -11,10 +13,12 @@ import java.io.RandomAccessFile;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
+import java.nio.channels.CompletionHandler;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -24,6 +28,7 @@ import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -33,7 +38,9 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * Seed 000's random-write table: the 2211 tasks of {@link JUringWorkload} as writes to a second set of 2211
  * files (so the read set stays intact), each write's byte count checked. Run at {@code -t 1}, {@code -t 8},
- * {@code -t 20} as the seed did.
+ * {@code -t 20} as the seed did. Besides the ring API (as JUring writes: ext4 hands every buffered write to an io-wq
+ * worker) and pre-opened {@code FileChannel}s, {@code asyncFiles} writes through {@code AsyncFile}s on one
+ * {@code IoExecutor} of 1 or 2 loops ({@code -p loops=}), which make buffered ext4 writes themselves.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
@@ -155,6 +162,115 @@ public class JUringWriteBenchmark {
             }
         }
         return written;
+    }
+
+    /**
+     * The target files as {@code AsyncFile}s on one executor, shared by the benchmark's threads. {@code loops} 1 is
+     * the default on machines of up to 7 cores; with 2, writes to different files run on two loops side by side, as
+     * the ring's writes run on several io-wq workers.
+     */
+    @State(Scope.Benchmark)
+    public static class AsyncTargets {
+        @Param({"1", "2"})
+        public int loops;
+
+        IoExecutor io;
+        AsyncFile[] files;
+
+        @Setup(Level.Trial)
+        public void setUp(Targets targets) throws IOException {
+            io = IoExecutor.builder().loops(loops).name("bench-juring-write").build();
+            files = new AsyncFile[targets.paths.length];
+            for (int f = 0; f < files.length; f++) {
+                files[f] = AsyncFile.open(io, targets.paths[f], StandardOpenOption.WRITE).join();
+            }
+        }
+
+        @TearDown(Level.Trial)
+        public void tearDown() throws IOException {
+            for (AsyncFile f : files) {
+                f.close();
+            }
+            io.close();
+        }
+    }
+
+    /**
+     * One invocation's writes through {@code AsyncFile}: {@code inFlight} at once, each completion handler (on a loop)
+     * checking its byte count and issuing the next task.
+     */
+    static final class AsyncWrites implements CompletionHandler<Integer, Object> {
+        private final JUringWorkload w;
+        private final AsyncFile[] files;
+        private final MemorySegment source;
+        private final CountDownLatch done = new CountDownLatch(1);
+        private Throwable failure;
+        private int next;
+        private int inFlight;
+        private long written;
+
+        AsyncWrites(JUringWorkload w, AsyncFile[] files, MemorySegment source) {
+            this.w = w;
+            this.files = files;
+            this.source = source;
+        }
+
+        long run(int depth) throws Exception {
+            synchronized (this) {
+                while (inFlight < depth && next < JUringWorkload.TASKS) {
+                    issue();
+                }
+            }
+            done.await();
+            synchronized (this) {
+                if (failure != null) {
+                    throw new IOException("async write failed", failure);
+                }
+                if (written != (long) JUringWorkload.TASKS * w.bufferSize) {
+                    throw new IOException("wrote " + written + " bytes");
+                }
+                return written;
+            }
+        }
+
+        private void issue() {
+            int task = next++;
+            inFlight++;
+            files[w.taskFile[task]].write(source, w.taskOffset[task], null, this);
+        }
+
+        @Override
+        public synchronized void completed(Integer n, Object unused) {
+            inFlight--;
+            if (n != w.bufferSize) {
+                failure = new IOException("short write: " + n + " of " + w.bufferSize);
+            } else {
+                written += n;
+            }
+            if (failure == null && next < JUringWorkload.TASKS) {
+                issue();
+            } else if (inFlight == 0) {
+                done.countDown();
+            }
+        }
+
+        @Override
+        public synchronized void failed(Throwable e, Object unused) {
+            inFlight--;
+            if (failure == null) {
+                failure = e;
+            }
+            if (inFlight == 0) {
+                done.countDown();
+            }
+        }
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(JUringWorkload.TASKS)
+    public long asyncFiles(JUringWorkload w, PerThread t, AsyncTargets a) throws Exception {
+        // the direct buffer's memory: the kernel reads it where it is (see the AsyncFile javadoc on arena memory)
+        return new AsyncWrites(w, a.files, MemorySegment.ofBuffer(t.direct)).run(Math.min(w.inFlight, IN_FLIGHT));
     }
 
     @Benchmark
