@@ -15,6 +15,14 @@ public interface LoadStrategy extends AutoCloseable {
 
     long run(LoadSpec spec) throws Exception;
 
+    /**
+     * Whether this strategy's turns alternate with the others' (true), or run after all of theirs (false: for a
+     * strategy that leaves the machine in a state that would slow the one after it).
+     */
+    default boolean takesTurns() {
+        return true;
+    }
+
     /** Releases what the passes shared. */
     @Override
     default void close() {

@@ -79,6 +79,10 @@ public final class LoadTypesCommand implements Callable<Integer> {
     @Option(names = "--min-time", description = "Repeat a measurement until this many seconds have passed (default: ${DEFAULT-VALUE}).")
     double minTime = 0.5;
 
+    @Option(names = "--warm-up", description = "Seconds each strategy runs random reads and random writes, unmeasured, "
+            + "before the first case, so that the JIT has compiled them (default: ${DEFAULT-VALUE}).")
+    double warmUp = 0.2;
+
     @Option(names = "--json", description = "Also write the rows to this JSON file.")
     Path json;
 
@@ -118,6 +122,9 @@ public final class LoadTypesCommand implements Callable<Integer> {
         if (depth <= 0) {
             throw new UsageError("--depth must be positive");
         }
+        if (!(warmUp >= 0) || warmUp > 3600) {
+            throw new UsageError("--warm-up must be 0..3600 seconds");
+        }
         if (!cache.equals("warm") && !cache.equals("cold")) {
             throw new UsageError("--cache must be warm or cold");
         }
@@ -156,6 +163,9 @@ public final class LoadTypesCommand implements Callable<Integer> {
                 Path append = dir.resolve("append-" + Sizes.format(size) + ".bin");
                 writePatternFile(file, size, pattern);
                 try {
+                    if (size == sz.get(0) && warmUp > 0) {
+                        warmUp(file, size, rnd, seq, pattern);
+                    }
                     for (Load load : ls) {
                         int io = load.random ? rnd : seq;
                         long[] offsets = offsets(load, size, io, 7);
@@ -174,14 +184,20 @@ public final class LoadTypesCommand implements Callable<Integer> {
         return rows;
     }
 
-    /** Random loads are measured in turns of an eighth of their offsets (a 256M random-write pass takes a second). */
+    /**
+     * Random loads are measured in turns of up to an eighth of their offsets (a 256M random-write pass takes a
+     * second), but of at least {@link #MIN_TURN_OPS} operations: a turn also pays for waking a strategy's threads
+     * that slept while the others had their turns (async random reads of an 8M file, in turns of 256 reads: 0.6
+     * times the channel; in whole passes of 2,048: 0.9).
+     */
     static final int RANDOM_TURNS = 8;
+    static final int MIN_TURN_OPS = 2048;
 
     /**
      * One (size, load) case for every strategy. The strategies take turns until each has run for {@code --min-time}
      * (or 50 passes): on a shared machine a slow second hits every strategy about equally instead of the one whose
-     * passes it fell into. A turn is a whole pass for sequential loads and an eighth of one for random loads, the
-     * eighths taken in order (random-write 256M took one 1-second pass per strategy, so turns of whole passes could
+     * passes it fell into. A turn is a whole pass for sequential loads and up to an eighth of one for random loads,
+     * taken in order (random-write 256M took one 1-second pass per strategy, so turns of whole passes could
      * not interleave). A written file is checked right after its strategy's last turn, before another strategy writes
      * the same offsets again.
      */
@@ -201,15 +217,8 @@ public final class LoadTypesCommand implements Callable<Integer> {
                 return true;
             });
             settle(load, target);
-            // One unmeasured pass each first, so the JIT has compiled the loops being measured.
-            for (LoadStrategy st : open) {
-                if (load == Load.APPEND_WRITE) {
-                    Files.deleteIfExists(target); // untimed; see settle
-                }
-                st.run(spec);
-            }
             List<LoadSpec> turns = new ArrayList<>();
-            int parts = load.random ? RANDOM_TURNS : 1;
+            int parts = load.random ? Math.max(1, Math.min(RANDOM_TURNS, spec.offsets().length / MIN_TURN_OPS)) : 1;
             long[] all = spec.offsets();
             for (int k = 0; k < parts; k++) {
                 turns.add(new LoadSpec(load, target, spec.size(), spec.ioSize(), spec.period(),
@@ -221,36 +230,56 @@ public final class LoadTypesCommand implements Callable<Integer> {
             int[] passes = new int[n];
             long[] bytes = new long[n];
             String[] cacheBefore = new String[n];
-            boolean more = true;
-            while (more) {
-                more = false;
-                for (int i = 0; i < n; i++) {
-                    if (passes[i] > 0 && (nanos[i] >= minTime * 1e9 || passes[i] >= 50 * parts)) {
-                        continue; // at least one turn each, then --min-time
-                    }
-                    if (!load.write && cache.equals("cold")) {
-                        RingFiles.dropFromPageCache(target);
-                    }
-                    if (passes[i] == 0 && !load.write) {
-                        cacheBefore[i] = PageCache.describe(PageCache.residentFraction(List.of(target)));
-                    }
+            // the strategies that take turns, in rounds; then each of the others alone (LoadStrategy.takesTurns)
+            List<List<Integer>> groups = new ArrayList<>();
+            groups.add(new ArrayList<>());
+            for (int i = 0; i < n; i++) {
+                if (open.get(i).takesTurns()) {
+                    groups.get(0).add(i);
+                } else {
+                    groups.add(List.of(i));
+                }
+            }
+            for (List<Integer> group : groups) {
+                // One unmeasured pass each first, so the JIT has compiled the loops being measured.
+                for (int i : group) {
                     if (load == Load.APPEND_WRITE) {
                         Files.deleteIfExists(target); // untimed; see settle
                     }
-                    LoadSpec turn = turns.get(passes[i] % parts);
-                    nanos[i] += open.get(i).run(turn);
-                    bytes[i] += turn.bytes();
-                    moved.addAndGet(turn.bytes());
-                    passes[i]++;
-                    boolean last = nanos[i] >= minTime * 1e9 || passes[i] >= 50 * parts;
-                    if (load.write && load.random) {
-                        // the blocks this turn wrote, before another strategy overwrites them
-                        checkBlocks(turn, open.get(i).name() + " " + load.label);
+                    open.get(i).run(spec);
+                }
+                boolean more = !group.isEmpty();
+                while (more) {
+                    more = false;
+                    for (int i : group) {
+                        if (passes[i] > 0 && (nanos[i] >= minTime * 1e9 || passes[i] >= 50 * parts)) {
+                            continue; // at least one turn each, then --min-time
+                        }
+                        if (!load.write && cache.equals("cold")) {
+                            RingFiles.dropFromPageCache(target);
+                        }
+                        if (passes[i] == 0 && !load.write) {
+                            cacheBefore[i] = PageCache.describe(PageCache.residentFraction(List.of(target)));
+                        }
+                        if (load == Load.APPEND_WRITE) {
+                            Files.deleteIfExists(target); // untimed; see settle
+                        }
+                        LoadSpec turn = turns.get(passes[i] % parts);
+                        nanos[i] += open.get(i).run(turn);
+                        bytes[i] += turn.bytes();
+                        moved.addAndGet(turn.bytes());
+                        passes[i]++;
+                        boolean last = nanos[i] >= minTime * 1e9 || passes[i] >= 50 * parts;
+                        if (load.write && load.random) {
+                            // the blocks this turn wrote, before another strategy overwrites them
+                            checkBlocks(turn, open.get(i).name() + " " + load.label);
+                        }
+                        if (last && load.write) {
+                            checkWritten(target, spec.size(), spec.pattern(), spec.period(),
+                                    open.get(i).name() + " " + load.label);
+                        }
+                        more |= !last;
                     }
-                    if (last && load.write) {
-                        checkWritten(target, spec.size(), spec.pattern(), spec.period(), open.get(i).name() + " " + load.label);
-                    }
-                    more |= !last;
                 }
             }
             List<Result> out = new ArrayList<>();
@@ -273,6 +302,34 @@ public final class LoadTypesCommand implements Callable<Integer> {
         } finally {
             for (LoadStrategy st : open) {
                 st.close();
+            }
+        }
+    }
+
+    /**
+     * Before the first case, every strategy runs random reads and random writes of {@code file} for
+     * {@code --warm-up} seconds each, unmeasured, so that the JIT has compiled each strategy's per-operation path before
+     * any case is timed. Without it the first case timed the async API partly interpreted: seq-read 8M, the first case
+     * of a run, read 1.5 GB/s against the channel's 5.8, and 5.3 once random reads had run before it.
+     */
+    private void warmUp(Path file, long size, int rnd, int seq, MemorySegment pattern) throws Exception {
+        for (Load load : List.of(Load.RANDOM_READ, Load.RANDOM_WRITE)) {
+            long[] offsets = offsets(load, size, rnd, 11);
+            LoadSpec spec = new LoadSpec(load, file, size, rnd, seq, Arrays.copyOf(offsets, Math.min(offsets.length,
+                    MIN_TURN_OPS)), depth, direct, fsync, pattern);
+            for (String sn : strategies) {
+                try (LoadStrategy st = STRATEGIES.get(sn).get()) {
+                    if (st.unsupported(spec) != null) {
+                        continue;
+                    }
+                    long end = System.nanoTime() + (long) (warmUp * 1e9);
+                    do {
+                        st.run(spec);
+                    } while (System.nanoTime() - end < 0);
+                    if (load.write) {
+                        checkWritten(file, size, pattern, seq, st.name() + " " + load.label + " (warm-up)");
+                    }
+                }
             }
         }
     }

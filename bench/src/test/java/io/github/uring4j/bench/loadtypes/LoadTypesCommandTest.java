@@ -59,6 +59,7 @@ class LoadTypesCommandTest {
         c.loads = List.of(load);
         c.strategies = List.of(strategies.split(","));
         c.minTime = 0.05;
+        c.warmUp = 0; // the liar is to be caught in the measured turns
         c.quiet = true;
         return c;
     }
@@ -81,8 +82,20 @@ class LoadTypesCommandTest {
     }
 
     @Test
+    void aWrongBlockWrittenInTheWarmUpIsCaught() {
+        long[] offsets = LoadTypesCommand.offsets(Load.RANDOM_WRITE, 1 << 20, 4096, 11); // the warm-up's offsets
+        LoadTypesCommand.STRATEGIES.put("liar", () -> liar(offsets[0]));
+        LoadTypesCommand c = command("seq-read", "channel,liar");
+        c.warmUp = 0.01;
+        IOException e = assertThrows(IOException.class, c::run);
+        assertTrue(e.getMessage().startsWith("liar random-write (warm-up): wrong data written at byte "), e.getMessage());
+    }
+
+    @Test
     void everyStrategyGetsARowWithItsTurns() throws Exception {
-        List<Result> rows = command("random-write", "channel,ring,async,mmap").run();
+        LoadTypesCommand c = command("random-write", "channel,ring,async,mmap");
+        c.warmUp = 0.01;
+        List<Result> rows = c.run();
         assertEquals(List.of("channel", "ring", "async", "mmap"), rows.stream().map(r -> r.strategy).toList());
         for (Result r : rows) {
             assertTrue(Integer.parseInt(r.params.get("turns")) >= 1, r.params.toString());
