@@ -159,6 +159,16 @@ public final class IoExecutor implements AutoCloseable {
         }
 
         @Override
+        public long getLoopCalls() {
+            return backend.stats().loopCalls();
+        }
+
+        @Override
+        public long getSlowLoopCalls() {
+            return backend.stats().slowLoopCalls();
+        }
+
+        @Override
         public boolean isOpen() {
             return IoExecutor.this.isOpen();
         }

@@ -30,5 +30,19 @@ public interface IoExecutorMXBean {
     /** Completions the kernel dropped because a completion queue was full (0 on kernels with IORING_FEAT_NODROP). */
     long getCqOverflows();
 
+    /**
+     * Writes and syncs the event loops made themselves instead of through the ring (buffered writes on file systems
+     * that cannot take them without blocking, such as ext4; syncs of an idle loop; see
+     * {@link IoExecutor.Builder#inlineWriteMax}). 0 on the threads backend.
+     */
+    long getLoopCalls();
+
+    /**
+     * Of {@link #getLoopCalls()}, the calls that held their loop longer than 10 ms (dirty-page throttling, a slow
+     * device flush). After such a write, and after such a sync that other threads' requests waited for, the file's
+     * calls go through the ring for a quarter of a second. Many of these mean the loops wait on the file system.
+     */
+    long getSlowLoopCalls();
+
     boolean isOpen();
 }

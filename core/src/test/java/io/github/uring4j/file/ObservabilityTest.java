@@ -89,6 +89,10 @@ class ObservabilityTest {
                     get(f.read(ByteBuffer.allocateDirect(4096), 0));
                 }
             }
+            try (AsyncFile f = get(AsyncFile.open(io, p, StandardOpenOption.WRITE))) {
+                get(f.write(ByteBuffer.allocateDirect(4096), 0));
+                get(f.force(false));
+            }
             assertEquals(backend.name(), server.getAttribute(on, "Backend"));
             assertEquals("jmx-" + backend, server.getAttribute(on, "Name"));
             assertTrue((Long) server.getAttribute(on, "Completed") >= 10, "completed: " + server.getAttribute(on, "Completed"));
@@ -98,6 +102,15 @@ class ObservabilityTest {
             assertTrue((Integer) server.getAttribute(on, "Threads") >= 1);
             assertEquals(backend == Backend.THREADS, !((String) server.getAttribute(on, "FallbackReason")).isEmpty());
             assertTrue((Boolean) server.getAttribute(on, "Open"));
+            long loopCalls = (Long) server.getAttribute(on, "LoopCalls");
+            long slow = (Long) server.getAttribute(on, "SlowLoopCalls");
+            if (backend == Backend.THREADS) {
+                assertEquals(0L, loopCalls);
+            } else {
+                // the idle loop makes the sync itself (and on ext4 or tmpfs the write too)
+                assertTrue(loopCalls >= 1, "calls made by the loop: " + loopCalls);
+            }
+            assertTrue(slow >= 0 && slow <= loopCalls, slow + " slow of " + loopCalls);
         }
         Jmx.settle();
         assertFalse(server.isRegistered(on), "closing the executor unregisters it");

@@ -5,13 +5,18 @@ import io.github.uring4j.file.FileOption;
 import io.github.uring4j.file.IoExecutor;
 import io.github.uring4j.bench.common.Buffers;
 import java.lang.foreign.MemorySegment;
+import java.lang.management.ManagementFactory;
 import java.nio.channels.CompletionHandler;
 import java.nio.file.OpenOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
+import javax.management.JMException;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
 
 /**
  * The async API: an {@code AsyncFile} on a one-loop {@code IoExecutor} (made once for all of a spec's passes, as a
@@ -65,6 +70,26 @@ public final class AsyncLoad implements LoadStrategy {
                 file.force(false).join();
             }
             return System.nanoTime() - t0;
+        }
+    }
+
+    /**
+     * Over the case, warm-up pass included: {@code loop_calls}, the writes and syncs the loop made itself, and
+     * {@code slow_loop_calls}, those that held it over 10 ms (after such a write the file's writes go through the
+     * ring for a quarter of a second), read from the executor's MXBean.
+     */
+    @Override
+    public Map<String, Object> notes() {
+        if (executor == null || executor.jmxName().isEmpty()) {
+            return Map.of();
+        }
+        try {
+            MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+            ObjectName on = new ObjectName(executor.jmxName().get());
+            return Map.of("loop_calls", server.getAttribute(on, "LoopCalls"),
+                    "slow_loop_calls", server.getAttribute(on, "SlowLoopCalls"));
+        } catch (JMException e) {
+            return Map.of(); // not registered (yet): no notes
         }
     }
 

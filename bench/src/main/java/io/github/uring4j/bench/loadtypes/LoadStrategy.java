@@ -23,6 +23,11 @@ public interface LoadStrategy extends AutoCloseable {
         return true;
     }
 
+    /** What the strategy has to say about its passes so far, as row parameters (none by default). */
+    default java.util.Map<String, Object> notes() {
+        return java.util.Map.of();
+    }
+
     /** Releases what the passes shared. */
     @Override
     default void close() {

@@ -294,6 +294,7 @@ public final class LoadTypesCommand implements Callable<Integer> {
                 if (cacheBefore[i] != null) {
                     r.param("cache_before", cacheBefore[i]);
                 }
+                open.get(i).notes().forEach(r::param);
                 r.metric("gb_per_s", bytes[i] / (nanos[i] / 1e9) / 1e9);
                 r.metric("ops_per_s", bytes[i] / spec.ioSize() / (nanos[i] / 1e9));
                 out.add(r);

@@ -225,6 +225,18 @@ public final class ReportCommand implements Callable<Integer> {
             List<Result> ltRows = ChildRun.run(dir, "loadtypes", withDirAndQuiet(ltArgs, dir.resolve("loadtypes")));
             add(sections, new Section("Load types (page cache)", "uring4j-bench loadtypes " + String.join(" ", ltArgs),
                     ltRows));
+            List<String> slow = new ArrayList<>();
+            for (Result r : ltRows) {
+                String n = r.params.get("slow_loop_calls");
+                if (n != null && !n.equals("0")) {
+                    slow.add(r.params.get("category") + " (" + n + " of " + r.params.get("loop_calls") + ")");
+                }
+            }
+            if (!slow.isEmpty()) {
+                notes.add("Load types: calls the async strategy's loop made itself that held it over 10 ms (after a write"
+                        + " like that, its file's writes went through the ring for a quarter of a second): "
+                        + String.join(", ", slow) + ".");
+            }
             List<String> fcArgs = List.of("--count", quick ? "500" : "5000", "--copy-size", quick ? "16M" : "256M",
                     "--rounds", quick ? "1" : "3", "--min-time", quick ? "0.02" : "0.2");
             String filesCommand = "uring4j-bench files " + String.join(" ", fcArgs);

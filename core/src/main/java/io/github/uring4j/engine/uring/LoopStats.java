@@ -75,7 +75,7 @@ final class LoopStats {
         return (long) INLINE_SYNCS.getOpaque(this);
     }
 
-    /** Loop thread: one more loop-made write that blocked long enough to send its file's writes to the ring. */
+    /** Loop thread: one more loop-made write or sync that held the loop longer than {@link InlineWrites#BLOCKED_NANOS}. */
     void inlineBlockedOne() {
         INLINE_BLOCKED.setOpaque(this, inlineBlocked + 1);
     }
@@ -85,7 +85,7 @@ final class LoopStats {
         return (long) INLINE_WRITES.getOpaque(this);
     }
 
-    /** Loop-made writes that blocked too long. */
+    /** Loop-made writes and syncs that held the loop too long. */
     long inlineBlocked() {
         return (long) INLINE_BLOCKED.getOpaque(this);
     }

@@ -323,13 +323,18 @@ public final class UringBackend implements IoBackend {
         int queued = 0;
         long completed = 0;
         long overflows = 0;
+        long loopCalls = 0;
+        long slow = 0;
         for (EventLoop l : loops) {
             inFlight += l.stats.inFlight();
             queued += l.stats.queued();
             completed += l.stats.completed();
             overflows += l.cqOverflows();
+            loopCalls += l.stats.inlineWrites() + l.stats.inlineSyncs();
+            slow += l.stats.inlineBlocked();
         }
-        return new io.github.uring4j.engine.BackendStats(loops.length, inFlight, queued, completed, overflows);
+        return new io.github.uring4j.engine.BackendStats(loops.length, inFlight, queued, completed, overflows, loopCalls,
+                slow);
     }
 
     @Override
