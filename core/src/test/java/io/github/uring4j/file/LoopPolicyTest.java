@@ -47,7 +47,7 @@ class LoopPolicyTest {
     }
 
     private static long blocked(IoExecutor io) {
-        return ((UringBackend) io.backend).inlineBlocked();
+        return io.backend.stats().slowLoopCalls();
     }
 
     /** One record at a time: write then force, writeAndSync, force with metadata; the file read back. */

@@ -32,8 +32,8 @@ import java.util.ArrayDeque;
  * nothing else in the kernel or waiting ({@link EventLoop#idle}) makes the call itself, and the write before it
  * when there is one: no other request waits behind it, and one that arrives meanwhile waits at most that long. A
  * call that kept the loop longer than {@link #BLOCKED_NANOS} while requests of other threads arrived sends the file's
- * syncs to the ring for {@link #BACKOFF_NANOS}, as for writes. Syncs of a busy loop go through the ring, where several run at once; with
- * {@link io.github.uring4j.engine.EngineConfig#inlineWriteMax} 0 every sync does.
+ * syncs to the ring for {@link #BACKOFF_NANOS}, as for writes. Syncs of a busy loop go through the ring, where
+ * several run at once; with {@link io.github.uring4j.engine.EngineConfig#inlineWriteMax} 0 every sync does.
  *
  * <p>The result is delivered in the loop's next turn, exactly as a completion would be (the same rules, the same
  * result filter), never from inside the call that issued it. Loop thread only.

@@ -373,15 +373,6 @@ public final class UringBackend implements IoBackend {
         return n;
     }
 
-    /** Calls made on the loops (writes, syncs) that held their loop longer than 10 ms (tests). */
-    public long inlineBlocked() {
-        long n = 0;
-        for (EventLoop l : loops) {
-            n += l.stats.inlineBlocked();
-        }
-        return n;
-    }
-
     /** The loop threads (tests). */
     public Thread[] threads() {
         Thread[] t = new Thread[loops.length];
