@@ -250,7 +250,9 @@ class ChannelAgreementTest {
         a.add(new Act("read(read-only)", ch -> ch.read(ByteBuffer.allocate(5).asReadOnlyBuffer())));
         a.add(new Act("read(read-only empty)", ch -> ch.read(ByteBuffer.allocate(0).asReadOnlyBuffer())));
         a.add(new Act("read(heap 10)", ch -> ch.read(ByteBuffer.allocate(10))));
-        a.add(new Act("read(direct 4096)", ch -> ch.read(ByteBuffer.allocateDirect(4096))));
+        // allocateDirect's address is 16-byte aligned and otherwise wherever malloc puts it: with O_DIRECT the JDK
+        // refused or took the same read depending on it, so this buffer is misaligned on purpose
+        a.add(new Act("read(misaligned direct 4096)", ch -> ch.read(misaligned(4096))));
         a.add(new Act("read(aligned 4096)", ch -> ch.read(aligned(4096))));
         a.add(new Act("read(bb, -1)", ch -> ch.read(ByteBuffer.allocate(10), -1)));
         a.add(new Act("read(null, -1)", ch -> ch.read(null, -1)));
@@ -348,6 +350,11 @@ class ChannelAgreementTest {
 
     static ByteBuffer aligned(int n) {
         return ByteBuffer.allocateDirect(2 * n).alignedSlice(4096).limit(n);
+    }
+
+    /** A direct buffer whose address is 8 bytes past a page boundary. */
+    static ByteBuffer misaligned(int n) {
+        return ByteBuffer.allocateDirect(n + 8192).alignedSlice(4096).position(8).slice().limit(n);
     }
 
     static java.nio.channels.WritableByteChannel sink() {
