@@ -46,17 +46,15 @@ public class JUringReadBenchmark {
     /** Bytes of buffers the ring rows keep in flight at most (as {@code IoExecutor.Builder.inFlightBytes}). */
     static final int CACHED_BYTES = 2 << 20;
 
-    /** Per-thread: a ring with every file registered, a buffer per in-flight slot, and pre-opened channels. */
+    /** Per-thread: a ring with every file registered and a buffer per in-flight slot (the channels are shared). */
     @State(Scope.Thread)
     public static class PerThread implements CqeHandler {
         IoUring ring;
         Arena arena;
-        int[] fds;
         FileTarget[] fixed;
         MemorySegment buffers;
         boolean fixedBuffers;
         MemorySegment[] pathSegs;
-        FileChannel[] channels;
         ByteBuffer direct;
         MemorySegment directSeg;
         int[] slotTask;
@@ -75,19 +73,12 @@ public class JUringReadBenchmark {
             this.w = w;
             arena = Arena.ofConfined();
             ring = IoUring.open(IoUring.options().entries(1024).cqEntries(4096));
-            fds = new int[JUringWorkload.FILES];
-            channels = new FileChannel[JUringWorkload.FILES];
             pathSegs = new MemorySegment[JUringWorkload.FILES];
-            for (int f = 0; f < fds.length; f++) {
-                fds[f] = RingFiles.open(ring, w.paths[f], RingFiles.O_RDONLY);
-                channels[f] = FileChannel.open(w.paths[f], StandardOpenOption.READ);
+            for (int f = 0; f < pathSegs.length; f++) {
                 pathSegs[f] = arena.allocateFrom(w.paths[f].toString());
             }
             // Slots 0..FILES-1: the pre-opened files; FILES..FILES+IN_FLIGHT-1: targets of OPENAT direct.
-            int[] table = new int[JUringWorkload.FILES + IN_FLIGHT];
-            java.util.Arrays.fill(table, -1);
-            System.arraycopy(fds, 0, table, 0, fds.length);
-            ring.registerFiles(table);
+            JUringWorkload.registerFiles(ring, w.paths, RingFiles.O_RDONLY, JUringWorkload.FILES + IN_FLIGHT);
             fixed = new FileTarget[JUringWorkload.FILES + IN_FLIGHT];
             for (int i = 0; i < fixed.length; i++) {
                 fixed[i] = FileTarget.fixed(i);
@@ -110,7 +101,7 @@ public class JUringReadBenchmark {
 
         @TearDown(Level.Trial)
         public void tearDown() throws IOException {
-            JUringWorkload.closeRingState(ring, fds, channels, arena);
+            JUringWorkload.closeRingState(ring, arena);
         }
 
         @Override
@@ -192,7 +183,7 @@ public class JUringReadBenchmark {
         ByteBuffer bb = t.direct;
         for (int task = 0; task < JUringWorkload.TASKS; task++) {
             bb.clear();
-            readFully(t.channels[w.taskFile[task]], bb, w.taskOffset[task]);
+            readFully(w.channels[w.taskFile[task]], bb, w.taskOffset[task]);
             bh.consume(JmhFiles.check(t.directSeg, w.taskFile[task], w.taskOffset[task], w.bufferSize));
         }
     }

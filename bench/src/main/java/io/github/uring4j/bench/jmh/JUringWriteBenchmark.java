@@ -55,6 +55,8 @@ public class JUringWriteBenchmark {
     @State(Scope.Benchmark)
     public static class Targets {
         Path[] paths;
+        /** Write channels on {@link #paths}, shared by the benchmark's threads. */
+        FileChannel[] channels;
 
         @Setup(Level.Trial)
         public void setUp(JUringWorkload w) throws IOException {
@@ -67,6 +69,12 @@ public class JUringWriteBenchmark {
                     raf.setLength(w.fileSize);
                 }
             }
+            channels = JUringWorkload.channels(paths, StandardOpenOption.WRITE);
+        }
+
+        @TearDown(Level.Trial)
+        public void tearDown() throws IOException {
+            JUringWorkload.close(channels);
         }
     }
 
@@ -74,11 +82,9 @@ public class JUringWriteBenchmark {
     public static class PerThread implements CqeHandler {
         IoUring ring;
         Arena arena;
-        int[] fds;
         FileTarget[] fixed;
         MemorySegment source;
         boolean fixedBuffers;
-        FileChannel[] channels;
         ByteBuffer direct;
         int[] resOf = new int[IN_FLIGHT];
         int[] done = new int[IN_FLIGHT];
@@ -90,15 +96,11 @@ public class JUringWriteBenchmark {
         public void setUp(JUringWorkload w, Targets targets) throws IOException {
             arena = Arena.ofConfined();
             ring = IoUring.open(IoUring.options().entries(IN_FLIGHT));
-            fds = new int[JUringWorkload.FILES];
-            channels = new FileChannel[JUringWorkload.FILES];
             fixed = new FileTarget[JUringWorkload.FILES];
-            for (int f = 0; f < fds.length; f++) {
-                fds[f] = RingFiles.open(ring, targets.paths[f], RingFiles.O_WRONLY);
-                channels[f] = FileChannel.open(targets.paths[f], StandardOpenOption.WRITE);
+            for (int f = 0; f < fixed.length; f++) {
                 fixed[f] = FileTarget.fixed(f);
             }
-            ring.registerFiles(fds);
+            JUringWorkload.registerFiles(ring, targets.paths, RingFiles.O_WRONLY, JUringWorkload.FILES);
             // Every in-flight write sends the same source bytes; the kernel only reads them.
             source = arena.allocate(w.bufferSize, 4096);
             BlockData.fill(source, 0, 0, 0, w.bufferSize);
@@ -114,7 +116,7 @@ public class JUringWriteBenchmark {
 
         @TearDown(Level.Trial)
         public void tearDown() throws IOException {
-            JUringWorkload.closeRingState(ring, fds, channels, arena);
+            JUringWorkload.closeRingState(ring, arena);
         }
 
         @Override
@@ -275,13 +277,13 @@ public class JUringWriteBenchmark {
 
     @Benchmark
     @OperationsPerInvocation(JUringWorkload.TASKS)
-    public long preOpenedFileChannels(JUringWorkload w, PerThread t) throws IOException {
+    public long preOpenedFileChannels(JUringWorkload w, PerThread t, Targets targets) throws IOException {
         long written = 0;
         for (int task = 0; task < JUringWorkload.TASKS; task++) {
             ByteBuffer bb = t.direct.clear();
             long off = w.taskOffset[task];
             while (bb.hasRemaining()) {
-                written += t.channels[w.taskFile[task]].write(bb, off + bb.position());
+                written += targets.channels[w.taskFile[task]].write(bb, off + bb.position());
             }
         }
         if (written != (long) JUringWorkload.TASKS * w.bufferSize) {
