@@ -275,7 +275,7 @@ public final class LoadTypesCommand implements Callable<Integer> {
                             checkBlocks(turn, open.get(i).name() + " " + load.label);
                         }
                         if (last && load.write) {
-                            checkWritten(target, spec.size(), spec.pattern(), spec.period(),
+                            checkWritten(target, spec.size(), spec.period(),
                                     open.get(i).name() + " " + load.label);
                         }
                         more |= !last;
@@ -328,7 +328,7 @@ public final class LoadTypesCommand implements Callable<Integer> {
                         st.run(spec);
                     } while (System.nanoTime() - end < 0);
                     if (load.write) {
-                        checkWritten(file, size, pattern, seq, st.name() + " " + load.label + " (warm-up)");
+                        checkWritten(file, size, seq, st.name() + " " + load.label + " (warm-up)");
                     }
                 }
             }
@@ -382,43 +382,40 @@ public final class LoadTypesCommand implements Callable<Integer> {
     }
 
     /** Reads a written file back (untimed) and checks size and every byte. */
-    private static void checkWritten(Path file, long size, MemorySegment pattern, int period, String what) throws IOException {
+    private static void checkWritten(Path file, long size, int period, String what) throws IOException {
         if (Files.size(file) != size) {
             throw new IOException(what + ": " + file.getFileName() + " has " + Files.size(file) + " bytes, expected " + size);
         }
-        try (Arena a = Arena.ofConfined(); FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-            MemorySegment buf = a.allocate(period, 4096);
-            ByteBuffer bb = buf.asByteBuffer();
-            for (long off = 0; off < size; off += period) {
-                bb.clear();
-                while (bb.hasRemaining() && ch.read(bb, off + bb.position()) > 0) {
-                    // fill
-                }
-                long bad = BlockData.verify(buf, 0, LoadSpec.PATTERN_FILE_ID, 0, period);
-                if (bad >= 0) {
-                    throw new IOException(what + ": wrong data written at byte " + (off + bad) + " of " + file.getFileName());
-                }
-            }
+        long[] offsets = new long[(int) (size / period)];
+        for (int i = 0; i < offsets.length; i++) {
+            offsets[i] = (long) i * period;
         }
+        check(file, offsets, period, period, what);
     }
 
     /** Reads back (untimed) the blocks {@code s} wrote at its offsets and checks every byte. */
     private static void checkBlocks(LoadSpec s, String what) throws IOException {
-        try (Arena a = Arena.ofConfined(); FileChannel ch = FileChannel.open(s.file(), StandardOpenOption.READ)) {
-            MemorySegment buf = a.allocate(s.ioSize(), 4096);
+        check(s.file(), s.offsets(), s.ioSize(), s.period(), what);
+    }
+
+    /** Reads {@code len} bytes at each offset of {@code file} and checks them against the pattern of that period. */
+    private static void check(Path file, long[] offsets, int len, int period, String what) throws IOException {
+        try (Arena a = Arena.ofConfined(); FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            MemorySegment buf = a.allocate(len, 4096);
             ByteBuffer bb = buf.asByteBuffer();
-            for (long off : s.offsets()) {
+            for (long off : offsets) {
                 bb.clear();
                 while (bb.hasRemaining() && ch.read(bb, off + bb.position()) > 0) {
                     // fill
                 }
                 if (bb.hasRemaining()) {
-                    throw new IOException(what + ": " + s.file().getFileName() + " ends at byte " + (off + bb.position()));
+                    throw new IOException(what + ": " + file.getFileName() + " ends at byte " + (off + bb.position()));
                 }
-                long bad = s.verify(buf, 0, off, s.ioSize()); // the bad byte's place in the pattern, or -1
+                // the bad byte's place in the pattern, or -1
+                long bad = BlockData.verify(buf, 0, LoadSpec.PATTERN_FILE_ID, off % period, len);
                 if (bad >= 0) {
-                    throw new IOException(what + ": wrong data written at byte " + (off - off % s.period() + bad) + " of "
-                            + s.file().getFileName());
+                    throw new IOException(what + ": wrong data written at byte " + (off - off % period + bad) + " of "
+                            + file.getFileName());
                 }
             }
         }

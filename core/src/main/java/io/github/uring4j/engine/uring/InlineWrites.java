@@ -140,10 +140,7 @@ final class InlineWrites {
         }
         try {
             long t0 = System.nanoTime();
-            int res;
-            do {
-                res = LeanCalls.fsync(capture, f.fd, r.metaData);
-            } while (res == -Errno.EINTR);
+            int res = sync(f, r.metaData);
             syncBlocked(f, t0);
             loop.stats.inlineSyncOne();
             return queueResult(s, res);
@@ -173,9 +170,7 @@ final class InlineWrites {
             }
             int sync = -Errno.ECANCELED; // a failed or short write cancels its sync, as in the ring
             if (w == r.length) {
-                do {
-                    sync = LeanCalls.fsync(capture, f.fd, false);
-                } while (sync == -Errno.EINTR);
+                sync = sync(f, false);
                 loop.stats.inlineSyncOne();
             }
             syncBlocked(f, t0);
@@ -188,6 +183,15 @@ final class InlineWrites {
             unavailable = true;
             return false;
         }
+    }
+
+    /** {@code fsync} ({@code metaData}) or {@code fdatasync} of {@code f}, again after {@code EINTR}. */
+    private int sync(UringFile f, boolean metaData) {
+        int res;
+        do {
+            res = LeanCalls.fsync(capture, f.fd, metaData);
+        } while (res == -Errno.EINTR);
+        return res;
     }
 
     /** Whether the loop may make a sync of {@code f} itself now. */
