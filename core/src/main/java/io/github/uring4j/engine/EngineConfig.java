@@ -39,7 +39,8 @@ public final class EngineConfig {
     public long inFlightBytes = 2L << 20;
     /**
      * {@code O_DIRECT} requests one loop keeps in the kernel per block device; more wait, in order. 0: as many as
-     * the device has request tags (from sysfs), no limit where that is unknown.
+     * one hardware queue of the device hands out without waiting (from sysfs: the scheduler's requests, or the
+     * driver's tags without a scheduler), no limit where that is unknown.
      */
     public int directInFlight;
     /** Registered-file slots per ring. */

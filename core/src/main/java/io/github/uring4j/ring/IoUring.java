@@ -52,8 +52,10 @@ import java.util.Objects;
  * writes to a cached file ran at 0.5–0.85 times a {@code pwrite} loop even with {@link SetupFlag#DEFER_TASKRUN} and
  * waiting for half the window at a time (1 completion at a time: 0.3–0.6). {@code AsyncFile} makes such writes on its
  * loop thread instead ({@code IoExecutor.Builder.inlineWriteMax}).</li>
- * <li>{@code O_DIRECT} operations beyond the device's request tags ({@code /sys/block/DEV/mq/}{@code *}{@code /nr_tags})
- * are refused by the block layer and handed to io-wq; keep no more in flight than the tags.</li>
+ * <li>{@code O_DIRECT} operations beyond the requests a hardware queue of the device hands out
+ * ({@code /sys/block/DEV/queue/nr_requests} with an I/O scheduler, {@code /sys/block/DEV/mq/N/nr_tags} without one)
+ * are refused by the block layer and handed to io-wq; keep no more in flight than that. Keeping that many does
+ * help: the device may take fewer at once, and the kernel refills it from the rest without waiting for you.</li>
  * </ul>
  * And buffers the kernel copies into with the CPU (page-cache reads) are cheapest when they fit its caches: 2 MiB of
  * them in flight, not 16.

@@ -425,4 +425,51 @@ class LoopPolicyTest {
             UringExecutorTest.waitIdle(io);
         }
     }
+    @Test
+    void directReadsLetInWhileCompletionsAreHandledAllArriveRight() throws Exception {
+        // A budget of 32 with thousands waiting: completions come back in batches, and the reads they let in are
+        // submitted while the rest of the batch is still being handled. Every read must still arrive, right.
+        Path p = dir.resolve("direct-refill");
+        byte[] data = randomFile(p, 11);
+        try (IoExecutor io = UringExecutorTest.uring().directInFlight(32).build()) {
+            AsyncFile f;
+            try {
+                f = get(AsyncFile.open(io, p, StandardOpenOption.READ, FileOption.DIRECT));
+            } catch (FileIOException e) {
+                org.junit.jupiter.api.Assumptions.abort("no O_DIRECT here: " + e);
+                return;
+            }
+            int n = 3000;
+            MemorySegment slab = Arena.ofAuto().allocate(n * 4096L, 4096);
+            java.util.List<CompletableFuture<Integer>> reads = java.util.Collections.synchronizedList(
+                    new java.util.ArrayList<>());
+            Thread[] issuers = new Thread[3];
+            for (int t = 0; t < issuers.length; t++) {
+                int first = t;
+                issuers[t] = Thread.ofPlatform().start(() -> {
+                    for (int i = first; i < n; i += issuers.length) {
+                        reads.add(f.read(slab.asSlice(i * 4096L, 4096), offset(i, data.length))
+                                .thenApply(r -> r));
+                    }
+                });
+            }
+            for (Thread t : issuers) {
+                t.join();
+            }
+            for (CompletableFuture<Integer> r : reads) {
+                assertEquals(4096, get(r));
+            }
+            for (int i = 0; i < n; i++) {
+                int off = (int) offset(i, data.length);
+                assertArrayEquals(java.util.Arrays.copyOfRange(data, off, off + 4096),
+                        slab.asSlice(i * 4096L, 4096).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE), "read " + i);
+            }
+            f.close();
+            UringExecutorTest.waitIdle(io);
+        }
+    }
+
+    private static long offset(int i, int length) {
+        return (i * 4096L * 13) % length;
+    }
 }

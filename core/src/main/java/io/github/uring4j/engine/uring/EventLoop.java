@@ -74,6 +74,14 @@ final class EventLoop implements Runnable {
     private final ArrayDeque<Slot> retries = new ArrayDeque<>();
     /** Files with requests or waiting requests on this loop. */
     final ArrayList<UringFile> touched = new ArrayList<>();
+    /**
+     * O_DIRECT requests let in by completions are submitted this many at a time while the completions are still
+     * being handled, not after all of them: with 10,000 virtual threads, waking the threads of a large batch of
+     * completions kept the device short of work (0.88 times the JDK's rate in a series of runs, 1.03 this way).
+     */
+    static final int REFILL_BATCH = 8;
+    /** A submission of refills failed while completions were handled: the loop throws it after the reap. */
+    private UringException refillFailure;
     /** This loop's O_DIRECT budgets, by device. */
     private final java.util.HashMap<Long, DeviceBudget> budgets = new java.util.HashMap<>();
     /** Files this loop is home to; clients adopt files from any thread, so the set is concurrent. */
@@ -229,6 +237,9 @@ final class EventLoop implements Runnable {
                 ring.submit();
             }
             progress |= ring.reap(completions) > 0;
+            if (refillFailure != null) {
+                throw refillFailure;
+            }
             progress |= inline.deliver();
             int dropped = ring.cqOverflowCount();
             if (dropped != 0) {
@@ -391,6 +402,16 @@ final class EventLoop implements Runnable {
         return b.cap == DeviceBudget.UNKNOWN ? null : b;
     }
 
+    private void submitRefills() {
+        try {
+            ring.submit();
+        } catch (UringException e) {
+            if (refillFailure == null) {
+                refillFailure = e;
+            }
+        }
+    }
+
     /** Lets waiting O_DIRECT requests of the device in while it has room. */
     private void drain(DeviceBudget b) {
         while (b.inFlight < b.cap && !b.waiting.isEmpty()) {
@@ -509,6 +530,9 @@ final class EventLoop implements Runnable {
         if (budget != null) {
             budget.inFlight--;
             drain(budget);
+            if (ring.sqPending() >= REFILL_BATCH) {
+                submitRefills();
+            }
         }
         stats.inFlight(slots.used());
         stats.completedOne();
