@@ -1,6 +1,7 @@
 package io.github.uring4j.file;
 
 import io.github.uring4j.engine.FileHandle;
+import io.github.uring4j.engine.KernelCopy;
 import io.github.uring4j.linux.Errno;
 import io.github.uring4j.linux.LeanCalls;
 import java.io.IOException;
@@ -13,27 +14,19 @@ import java.nio.channels.NonReadableChannelException;
 import java.nio.channels.NonWritableChannelException;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * {@link AsyncFile#transferTo}: a copy inside the kernel ({@code copy_file_range}: page cache to page cache, or a
- * reflink where the file system shares extents) on a helper thread, never on an event loop, whose calls block for as
- * long as the copy takes. Both files are {@code dup}ed when the call is made, so closing either {@code AsyncFile}
- * meanwhile cannot hand the copy someone else's descriptor; the duplicates are closed when the copy ends. Where the
- * kernel cannot copy between the two files ({@code EXDEV}, {@code EINVAL}, {@code EOPNOTSUPP}) the helper copies
- * through a buffer with {@code pread}/{@code pwrite}; where native calls cannot be made at all (native access
- * denied), the copy is chained reads and writes of the two files.
+ * reflink where the file system shares extents) on a helper thread (several at once for a large copy:
+ * {@link KernelCopy}), never on an event loop, whose calls block for as long as the copy takes. Both files are
+ * {@code dup}ed when the call is made, so closing either {@code AsyncFile} meanwhile cannot hand the copy someone
+ * else's descriptor; the duplicates are closed when the copy ends. Where the kernel cannot copy between the two files
+ * ({@code EXDEV}, {@code EINVAL}, {@code EOPNOTSUPP}) the helper copies through a buffer with {@code pread}/
+ * {@code pwrite}; where native calls cannot be made at all (native access denied), the copy is chained reads and
+ * writes of the two files.
  */
 final class Copies {
     private static final int CHUNK = 1 << 20;
-    private static final AtomicInteger THREADS = new AtomicInteger();
-    private static final ExecutorService HELPERS = Executors.newCachedThreadPool(r -> {
-        Thread t = new Thread(r, "uring4j-copy-" + THREADS.incrementAndGet());
-        t.setDaemon(true);
-        return t;
-    });
 
     private Copies() {
     }
@@ -81,7 +74,7 @@ final class Copies {
                         Errno.name(e) + " duplicating the descriptors for a copy"));
             }
         }
-        HELPERS.execute(() -> {
+        KernelCopy.helpers().execute(() -> {
             long done = 0;
             Throwable failure = null;
             try (Arena a = Arena.ofConfined()) {
@@ -114,6 +107,11 @@ final class Copies {
         MemorySegment capture = LeanCalls.allocateCapture(a);
         MemorySegment offsets = a.allocate(16, 8);
         long done = 0;
+        KernelCopy.Result pieces = KernelCopy.copy(in, inPos, out, outPos, count);
+        if (pieces != null) {
+            // several pieces at once; what they could not copy is left to the loop below, which says why
+            done = pieces.copied();
+        }
         while (done < count) {
             offsets.set(ValueLayout.JAVA_LONG, 0, inPos + done);
             offsets.set(ValueLayout.JAVA_LONG, 8, outPos + done);

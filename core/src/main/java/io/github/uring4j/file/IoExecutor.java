@@ -417,7 +417,8 @@ public final class IoExecutor implements AutoCloseable {
          */
         public Builder directInFlight(int operations) {
             if (operations < 0) {
-                throw new IllegalArgumentException("directInFlight must be >= 0 (0: what the device takes): " + operations);
+                throw new IllegalArgumentException(
+                        "directInFlight must be >= 0 (0: what the device takes): " + operations);
             }
             this.directInFlight = operations;
             return this;

@@ -84,6 +84,11 @@ public final class LeanCalls {
         static final MethodHandle MH = handle("copy_file_range",
                 FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
     }
+    private static final class CACHESTAT {
+        // no libc wrapper (glibc 2.36): the system call itself, number 451 on x86-64 and aarch64 alike
+        static final MethodHandle MH = handle("syscall", FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_INT,
+                ADDRESS, ADDRESS, JAVA_INT), Linker.Option.firstVariadicArg(1));
+    }
     private static final class STATVFS_BSIZE {
         static final MethodHandle MH = handle("fstatvfs64",
                 FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
@@ -235,6 +240,24 @@ public final class LeanCalls {
     }
 
     /** {@code fstatvfs(fd, buf)}, {@code buf} at least {@link #STATVFS_SIZE} bytes; {@code f_bsize} is its first long. */
+    /** The number of the {@code cachestat} system call (Linux 6.5), on x86-64 and aarch64. */
+    public static final long SYS_CACHESTAT = 451;
+    /** {@code struct cachestat}: five {@code __u64}s, {@code nr_cache} first. */
+    public static final long CACHESTAT_SIZE = 40;
+
+    /**
+     * {@code cachestat(fd, range, cstat, 0)}: how many pages of the range ({@code struct cachestat_range}: offset,
+     * length; 0 to the end) are in the page cache, into {@code cstat} ({@link #CACHESTAT_SIZE} bytes, {@code nr_cache}
+     * first). {@code -ENOSYS} before Linux 6.5.
+     */
+    public static int cachestat(MemorySegment capture, int fd, MemorySegment range, MemorySegment cstat) {
+        try {
+            return (int) result((long) CACHESTAT.MH.invokeExact(capture, SYS_CACHESTAT, fd, range, cstat, 0), capture);
+        } catch (Throwable t) {
+            throw linkage(t);
+        }
+    }
+
     public static int fstatvfs(MemorySegment capture, int fd, MemorySegment buf) {
         try {
             return result((int) STATVFS_BSIZE.MH.invokeExact(capture, fd, buf), capture);

@@ -46,6 +46,7 @@ public final class Statx {
 
     public static final int STATX_TYPE = 0x1;
     public static final int STATX_MODE = 0x2;
+    public static final int STATX_INO = 0x100;
     public static final int STATX_SIZE = 0x200;
     public static final int STATX_BASIC_STATS = 0x7ff;
     /** Direct I/O alignment (Linux 6.1). */

@@ -7,6 +7,7 @@ import io.github.uring4j.engine.Completion;
 import io.github.uring4j.engine.ExecutorDoor;
 import io.github.uring4j.engine.FileHandle;
 import io.github.uring4j.engine.IoBackend;
+import io.github.uring4j.engine.KernelCopy;
 import io.github.uring4j.engine.Memory;
 import io.github.uring4j.engine.OpenSpec;
 import io.github.uring4j.engine.PinnedRegion;
@@ -1444,7 +1445,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
             try {
                 out.enterOrThrow();
                 try {
-                    long done = 0;
+                    long done = bigCopy(c, in, inPos, out, outPos, count);
                     while (done < count) {
                         MemorySegment inOff = inPos < 0 ? MemorySegment.NULL : c.offsets.asSlice(0, 8);
                         MemorySegment outOff = outPos < 0 ? MemorySegment.NULL : c.offsets.asSlice(8, 8);
@@ -1487,6 +1488,38 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         } finally {
             c.release();
         }
+    }
+
+    /**
+     * A large copy in pieces on several threads at once ({@link KernelCopy}), at explicit offsets; a file position
+     * the copy is to use ({@code -1}) is read first and moved past what was copied after. The bytes copied without a
+     * gap (0 when the copy is small, or within one file, or a file position cannot be read): the caller's loop goes on
+     * from there, and meets again whatever stopped the pieces. Both channels are entered by the caller, who holds
+     * them until the helpers are done.
+     */
+    private static long bigCopy(Call c, UringFileChannel in, long inPos, UringFileChannel out, long outPos,
+            long count) throws IOException {
+        if (!KernelCopy.splits(count)) {
+            return 0;
+        }
+        long inAt = inPos >= 0 ? inPos : LeanCalls.lseek(c.capture, in.fd, 0, Uapi.SEEK_CUR);
+        long outAt = outPos >= 0 ? outPos : LeanCalls.lseek(c.capture, out.fd, 0, Uapi.SEEK_CUR);
+        if (inAt < 0 || outAt < 0) {
+            return 0;
+        }
+        KernelCopy.Result r = KernelCopy.copy(in.fd, inAt, out.fd, outAt, count);
+        if (r == null) {
+            return 0;
+        }
+        Counters.CALLER_CALLS.add(r.calls());
+        long done = r.copied();
+        // the loop after goes on at the file positions: they must say where the pieces stopped
+        long r1 = inPos < 0 ? LeanCalls.lseek(c.capture, in.fd, inAt + done, Uapi.SEEK_SET) : 0;
+        long r2 = outPos < 0 ? LeanCalls.lseek(c.capture, out.fd, outAt + done, Uapi.SEEK_SET) : 0;
+        if (r1 < 0 || r2 < 0) {
+            throw JdkErrors.io((int) -Math.min(r1, r2));
+        }
+        return done;
     }
 
     // ============================================================================================ map, locks

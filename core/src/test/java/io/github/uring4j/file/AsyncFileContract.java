@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.uring4j.engine.KernelCopy;
 import io.github.uring4j.engine.Request;
 import io.github.uring4j.engine.uring.UringBackend;
 import io.github.uring4j.linux.Errno;
@@ -856,6 +857,29 @@ abstract class AsyncFileContract {
         out.close();
         assertEquals((long) data.length, get(copy));
         assertArrayEquals(data, Files.readAllBytes(dst));
+        assertEquals(before, TestFiles.openFds(), "descriptors left: " + TestFiles.fdTargets());
+    }
+
+    @Test
+    void aLargeTransferToIsCopiedByPiecesIntoPlaceEvenWithBothFilesClosed() throws Exception {
+        // large enough to be split over several threads (io.github.uring4j.engine.KernelCopy), and not in whole pieces
+        int n = (int) (2 * KernelCopy.PIECE) + 12_345;
+        byte[] data = pattern(n, 45);
+        Path src = file("copy-large-src", data);
+        TestFiles.evict(src); // a copy from the device is the one that is split
+        Path dst = dir.resolve("copy-large-dst");
+        Files.write(dst, pattern(1000, 46));
+        int before = TestFiles.openFds();
+        AsyncFile in = open(src);
+        AsyncFile out = open(dst, StandardOpenOption.WRITE);
+        CompletableFuture<Long> copy = in.transferTo(7, Long.MAX_VALUE / 2, out, 500);
+        in.close();
+        out.close();
+        assertEquals((long) n - 7, get(copy), "up to the end of the source");
+        byte[] got = Files.readAllBytes(dst);
+        assertEquals(500 + n - 7, got.length);
+        assertArrayEquals(java.util.Arrays.copyOf(pattern(1000, 46), 500), java.util.Arrays.copyOf(got, 500));
+        assertArrayEquals(java.util.Arrays.copyOfRange(data, 7, n), java.util.Arrays.copyOfRange(got, 500, got.length));
         assertEquals(before, TestFiles.openFds(), "descriptors left: " + TestFiles.fdTargets());
     }
 

@@ -1,9 +1,17 @@
 package io.github.uring4j.file;
 
+import io.github.uring4j.linux.Errno;
+import io.github.uring4j.linux.LeanCalls;
+import io.github.uring4j.linux.Syscalls;
+import io.github.uring4j.linux.Uapi;
 import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -12,7 +20,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /** Helpers shared by the file-layer tests. */
-final class TestFiles {
+public final class TestFiles {
     private TestFiles() {
     }
 
@@ -31,6 +39,34 @@ final class TestFiles {
             throw new IOException("mkfifo failed");
         }
         return p;
+    }
+
+    /**
+     * Drops {@code p}'s pages from the page cache (written to the device first), so that a copy of it reads the
+     * device: as a large copy from the device is made (by several threads at once), not as one from the cache.
+     */
+    public static void evict(Path p) throws IOException {
+        try (FileChannel ch = FileChannel.open(p,
+                StandardOpenOption.WRITE)) {
+            ch.force(true);
+        }
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment capture = LeanCalls.allocateCapture(a);
+            int fd = LeanCalls.open(capture, a.allocateFrom(p.toString()),
+                    Uapi.O_RDONLY | Uapi.O_CLOEXEC, 0);
+            if (fd < 0) {
+                throw new IOException("cannot open " + p + ": " + Errno.name(-fd));
+            }
+            try {
+                int r = Syscalls.system().fadvise(fd, 0, 0,
+                        Uapi.POSIX_FADV_DONTNEED);
+                if (r != 0) {
+                    throw new IOException("posix_fadvise DONTNEED of " + p + ": " + Errno.name(-r));
+                }
+            } finally {
+                LeanCalls.close(capture, fd);
+            }
+        }
     }
 
     static int openFds() throws IOException {

@@ -23,6 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.uring4j.engine.KernelCopy;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -1362,6 +1363,30 @@ abstract class FileChannelContract {
             assertThrows(NonWritableChannelException.class, () -> readOnly.transferFrom(rw, 0, 10));
         }
         assertArrayEquals(pattern(100, 55), Files.readAllBytes(q));
+    }
+
+    @Test
+    void largeTransfersBetweenFilesCopyEveryByteAndMoveOnlyThePositionsTheyShould() throws Exception {
+        // large enough for uring4j to split over several threads (KernelCopy)
+        int n = (int) (2 * KernelCopy.PIECE) + 12_345;
+        byte[] data = pattern(n, 90);
+        Path big = file("big", data);
+        io.github.uring4j.file.TestFiles.evict(big); // a copy from the device is the one that is split
+        try (FileChannel in = open(big, READ); FileChannel out = open(file("big-copy", new byte[0]), READ, WRITE)) {
+            in.position(3);
+            out.position(100);
+            assertEquals(n - 10, in.transferTo(10, Long.MAX_VALUE / 2, out), "up to the end of the source");
+            assertEquals(3, in.position(), "transferTo leaves the source's position");
+            assertEquals(100 + n - 10, out.position(), "the target's position moves by what it got");
+            assertEquals(n - 3, out.transferFrom(in, 7, Long.MAX_VALUE / 2), "from the source's position to its end");
+            assertEquals(n, in.position(), "the source's position moves by what it gave");
+            assertEquals(100 + n - 10, out.position(), "transferFrom leaves the target's position");
+            assertEquals(n + 90, out.size());
+            byte[] got = read(out, 0, n + 90);
+            assertArrayEquals(new byte[7], range(got, 0, 7));
+            assertArrayEquals(range(data, 3, n - 3), range(got, 7, n - 3));
+            assertArrayEquals(range(data, n - 86, 86), range(got, n + 4, 86), "the first copy's end, not overwritten");
+        }
     }
 
     @Test

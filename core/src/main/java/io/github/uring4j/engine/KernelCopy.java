@@ -1,0 +1,229 @@
+package io.github.uring4j.engine;
+
+import io.github.uring4j.linux.Errno;
+import io.github.uring4j.linux.LeanCalls;
+import io.github.uring4j.linux.Statx;
+import io.github.uring4j.linux.Uapi;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A large {@code copy_file_range} copy from the device made by several threads at once, each copying the next
+ * {@link #PIECE} of the range at its own offsets: the calling thread and up to {@link #STREAMS}{@code - 1} helpers.
+ * One call copies a piece at a time and waits for each read of the source from the device; several keep the device
+ * busy. A source that is mostly in the page cache is not split (the copy is then bound by the CPU's memory copy
+ * and the target's inode lock, and splitting it bought nothing). Measured on the development machine (2 cores,
+ * virtio disk), a 256 MiB file, five copies each, median (range): from the device, one thread 1.35 GB/s (0.85–1.54),
+ * two 1.33 (1.31–1.64), four 1.57 (1.49–1.68); from the page cache, one 3.06 (2.21–3.42), two 2.98 (2.52–3.42),
+ * four 2.92 (2.51–3.15).
+ *
+ * <p>The helpers use the caller's descriptors: {@link #copy} returns only when every helper has stopped, even when
+ * the caller is interrupted (its interrupt status is kept), so a caller that holds the descriptors open for the call
+ * holds them for the helpers too. The result counts the bytes copied from the start of the range without a gap;
+ * after an error, pieces after it may have been copied too.
+ */
+public final class KernelCopy {
+    /** What one thread copies before it takes the next piece. */
+    public static final long PIECE = 32L << 20;
+    /** Threads copying at once, the caller's included: the device wants depth more than the copy wants cores. */
+    public static final int STREAMS = 4;
+    /** A source with at least this share of the range's pages in the page cache is copied whole. */
+    static final double CACHED = 0.75;
+
+    private static final AtomicInteger THREADS = new AtomicInteger();
+    private static final ExecutorService HELPERS = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "uring4j-copy-" + THREADS.incrementAndGet());
+        t.setDaemon(true);
+        return t;
+    });
+
+    private KernelCopy() {
+    }
+
+    /** The copy helper threads (daemons, made as needed and kept a minute): for copies that must not block a loop. */
+    public static java.util.concurrent.Executor helpers() {
+        return HELPERS;
+    }
+
+    /**
+     * What a copy did: {@code copied} bytes from the start of the range without a gap; {@code errno} of the error
+     * that stopped it there (0: none; the source ended, or all was copied); {@code calls} made.
+     */
+    public record Result(long copied, int errno, long calls) {
+    }
+
+    /** True when a copy of {@code count} bytes may be worth splitting: at least two pieces. */
+    public static boolean splits(long count) {
+        return count >= 2 * PIECE;
+    }
+
+    /**
+     * Copies {@code count} bytes from {@code in} at {@code inPos} to {@code out} at {@code outPos} (neither file
+     * position moves). {@code EINTR} is retried; any other error, or the source's end, stops the copy there. Null,
+     * with nothing done, when the copy is not worth splitting: fewer than two pieces of the source are left from
+     * {@code inPos}, or most of them are in the page cache, or both descriptors are the same file (the kernel refuses
+     * overlapping ranges of one file, and pieces that happen not to overlap would copy while others are refused), or
+     * what the source is cannot be told.
+     */
+    public static Result copy(int in, long inPos, int out, long outPos, long count) {
+        if (in < 0 || out < 0 || inPos < 0 || outPos < 0 || count < 0) {
+            throw new IllegalArgumentException("bad copy: fds " + in + ", " + out + ", positions " + inPos + ", "
+                    + outPos + ", count " + count);
+        }
+        return splits(count) ? copy(in, inPos, out, outPos, count, PIECE, STREAMS, true) : null;
+    }
+
+    /**
+     * As {@link #copy(int, long, int, long, long)}, in pieces of {@code piece} bytes on {@code streams} threads;
+     * {@code cachedWhole}: a source mostly in the page cache is left whole.
+     */
+    static Result copy(int in, long inPos, int out, long outPos, long count, long piece, int streams,
+            boolean cachedWhole) {
+        if (piece <= 0 || streams <= 0 || count < 0) {
+            throw new IllegalArgumentException("piece " + piece + ", streams " + streams + ", count " + count);
+        }
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment capture = LeanCalls.allocateCapture(a);
+            MemorySegment empty = a.allocateFrom("");
+            MemorySegment src = a.allocate(Statx.LAYOUT);
+            MemorySegment dst = a.allocate(Statx.LAYOUT);
+            int mask = Statx.STATX_INO | Statx.STATX_SIZE;
+            if (LeanCalls.statx(capture, in, empty, Uapi.AT_EMPTY_PATH, mask, src) != 0
+                    || LeanCalls.statx(capture, out, empty, Uapi.AT_EMPTY_PATH, mask, dst) != 0
+                    || (src.get(ValueLayout.JAVA_INT, Statx.MASK) & mask) != mask
+                    || sameFile(src, dst)) {
+                return null;
+            }
+            long have = Math.min(count, Math.max(0, src.get(ValueLayout.JAVA_LONG, Statx.SIZE) - inPos));
+            if (have < 2 * piece || cachedWhole && cached(capture, a, in, inPos, have)) {
+                return null;
+            }
+        }
+        Range r = new Range(in, inPos, out, outPos, count, piece);
+        long pieces = (count + piece - 1) / piece;
+        int helpers = (int) Math.min(streams - 1, Math.max(0, pieces - 1));
+        CountDownLatch stopped = new CountDownLatch(helpers);
+        for (int i = 0; i < helpers; i++) {
+            try {
+                HELPERS.execute(() -> {
+                    try {
+                        r.work();
+                    } finally {
+                        stopped.countDown();
+                    }
+                });
+            } catch (RejectedExecutionException | OutOfMemoryError e) {
+                stopped.countDown(); // no thread to be had: the others copy its share
+            }
+        }
+        try {
+            r.work();
+        } finally {
+            boolean interrupted = false;
+            while (true) {
+                try {
+                    stopped.await();
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        return r.result();
+    }
+
+    private static boolean sameFile(MemorySegment a, MemorySegment b) {
+        return a.get(ValueLayout.JAVA_LONG, Statx.INO) == b.get(ValueLayout.JAVA_LONG, Statx.INO)
+                && a.get(ValueLayout.JAVA_INT, Statx.DEV_MAJOR) == b.get(ValueLayout.JAVA_INT, Statx.DEV_MAJOR)
+                && a.get(ValueLayout.JAVA_INT, Statx.DEV_MINOR) == b.get(ValueLayout.JAVA_INT, Statx.DEV_MINOR);
+    }
+
+    /**
+     * True when at least {@link #CACHED} of the {@code length} bytes at {@code position} are in the page cache, as
+     * {@code cachestat} (Linux 6.5) counts its pages (of 4 KiB: where pages are larger the share reads low, and the
+     * copy is split as if the source were on the device); false where the kernel cannot say.
+     */
+    private static boolean cached(MemorySegment capture, Arena a, int fd, long position, long length) {
+        MemorySegment range = a.allocate(16, 8);
+        range.set(ValueLayout.JAVA_LONG, 0, position);
+        range.set(ValueLayout.JAVA_LONG, 8, length);
+        MemorySegment stat = a.allocate(LeanCalls.CACHESTAT_SIZE, 8);
+        if (LeanCalls.cachestat(capture, fd, range, stat) != 0) {
+            return false;
+        }
+        return stat.get(ValueLayout.JAVA_LONG, 0) * 4096.0 >= CACHED * length;
+    }
+
+    /** The shared state of one copy: the next piece, and where the copy stopped. */
+    private static final class Range {
+        final int in;
+        final long inPos;
+        final int out;
+        final long outPos;
+        final long count;
+        final long piece;
+        final AtomicLong next = new AtomicLong();
+        final AtomicLong calls = new AtomicLong();
+        /** The first offset (from the range's start) not copied: count until a piece stops short. */
+        volatile long stop;
+        int errno;
+
+        Range(int in, long inPos, int out, long outPos, long count, long piece) {
+            this.in = in;
+            this.piece = piece;
+            this.inPos = inPos;
+            this.out = out;
+            this.outPos = outPos;
+            this.count = count;
+            this.stop = count;
+        }
+
+        void work() {
+            try (Arena a = Arena.ofConfined()) {
+                MemorySegment capture = LeanCalls.allocateCapture(a);
+                MemorySegment offsets = a.allocate(16, 8);
+                long start;
+                while ((start = next.getAndAdd(piece)) < stop) {
+                    long len = Math.min(piece, count - start);
+                    long done = 0;
+                    while (done < len) {
+                        offsets.set(ValueLayout.JAVA_LONG, 0, inPos + start + done);
+                        offsets.set(ValueLayout.JAVA_LONG, 8, outPos + start + done);
+                        long n = LeanCalls.copyFileRange(capture, in, offsets.asSlice(0, 8), out,
+                                offsets.asSlice(8, 8), len - done);
+                        calls.incrementAndGet();
+                        if (n == -Errno.EINTR) {
+                            continue;
+                        }
+                        if (n <= 0) {
+                            stopAt(start + done, n == 0 ? 0 : (int) -n);
+                            return;
+                        }
+                        done += n;
+                    }
+                }
+            }
+        }
+
+        synchronized void stopAt(long at, int error) {
+            if (at < stop) {
+                stop = at;
+                errno = error;
+            }
+        }
+
+        synchronized Result result() {
+            return new Result(stop, errno, calls.get());
+        }
+    }
+}
