@@ -150,11 +150,6 @@ public final class ReadCommand implements Callable<Integer> {
     public static void prepareCache(DataSet ds, String cache) throws IOException {
         switch (cache) {
             case "cold" -> {
-                // Read first, then drop: what lies under this machine's page cache (a virtual disk's host caches
-                // it) then holds the data set alike for every strategy. Dropping alone left the first strategy of
-                // a run to warm it for the next: 10,000 virtual threads on O_DIRECT ran 0.58-0.98 times the JDK's
-                // rate when they came first and 1.08-1.21 when they came second, in eight alternating runs.
-                prepareCache(ds, "warm");
                 for (int f = 0; f < ds.files(); f++) {
                     RingFiles.dropFromPageCache(ds.file(f));
                 }
