@@ -21,7 +21,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * scheduler requests measured here), and what the kernel holds beyond them is refilled from the scheduler the moment
  * a read ends, before the loop has even seen the completion. With 128 in the kernel the disk held 58–73 reads on
  * average and the loop ran at 0.86–0.93 times the JDK's rate; with 256, 76–82 (the JDK's 256 threads: 77–84) and
- * 0.98 times. Loop thread only, but for the shared cache of what each device has.
+ * 0.85–1.0 times. Loop thread only, but for the shared cache of what each device has.
  */
 final class DeviceBudget {
     /** Tags per device ({@code major << 32 | minor}), read from sysfs once per process. */
