@@ -98,6 +98,7 @@ public final class KernelCopy {
             if (LeanCalls.statx(capture, in, empty, Uapi.AT_EMPTY_PATH, mask, src) != 0
                     || LeanCalls.statx(capture, out, empty, Uapi.AT_EMPTY_PATH, mask, dst) != 0
                     || (src.get(ValueLayout.JAVA_INT, Statx.MASK) & mask) != mask
+                    || (dst.get(ValueLayout.JAVA_INT, Statx.MASK) & Statx.STATX_INO) == 0
                     || sameFile(src, dst)) {
                 return null;
             }
@@ -188,14 +189,20 @@ public final class KernelCopy {
             this.stop = count;
         }
 
+        /**
+         * Copies pieces until none is left or the copy stopped before the next. Throws nothing: whatever goes wrong
+         * (a native call that cannot be made, no memory) stops the copy where this thread was, as an error would, so
+         * no piece it took is counted as copied; the caller goes on from there on its own and meets the cause again.
+         */
         void work() {
+            long start = -1;
+            long done = 0;
             try (Arena a = Arena.ofConfined()) {
                 MemorySegment capture = LeanCalls.allocateCapture(a);
                 MemorySegment offsets = a.allocate(16, 8);
-                long start;
                 while ((start = next.getAndAdd(piece)) < stop) {
                     long len = Math.min(piece, count - start);
-                    long done = 0;
+                    done = 0;
                     while (done < len) {
                         offsets.set(ValueLayout.JAVA_LONG, 0, inPos + start + done);
                         offsets.set(ValueLayout.JAVA_LONG, 8, outPos + start + done);
@@ -211,6 +218,11 @@ public final class KernelCopy {
                         }
                         done += n;
                     }
+                }
+            } catch (Throwable t) {
+                // a piece was taken (start < count) and not finished, or none was and nothing is lost
+                if (start >= 0 && start < count) {
+                    stopAt(start + done, Errno.EIO);
                 }
             }
         }
