@@ -25,6 +25,8 @@ import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.AsynchronousCloseException;
+import java.nio.channels.Channel;
+import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -279,7 +281,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
 
     /**
      * Throws {@link ClosedChannelException} for a closed channel; and, as the JDK's channel at the start of every
-     * operation, closes the channel and throws {@link java.nio.channels.ClosedByInterruptException} when the calling
+     * operation, closes the channel and throws {@link ClosedByInterruptException} when the calling
      * thread's interrupt flag is set.
      */
     private void ensureOpen() throws IOException {
@@ -1331,7 +1333,9 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
 
     @Override
     public long transferTo(long position, long count, WritableByteChannel target) throws IOException {
-        ensureOpen();
+        if (!isOpen()) {
+            throw new ClosedChannelException();
+        }
         if (!target.isOpen()) {
             throw new ClosedChannelException();
         }
@@ -1344,6 +1348,15 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         if (position < 0 || count < 0) {
             throw new IllegalArgumentException();
         }
+        try {
+            ensureOpen(); // an interrupt the caller brings closes the channel here, as the JDK's size() does
+            return transferToChecked(position, count, target);
+        } catch (ClosedChannelException e) {
+            throw transferFailed(e, target);
+        }
+    }
+
+    private long transferToChecked(long position, long count, WritableByteChannel target) throws IOException {
         long size = size0();
         if (position > size) {
             return 0;
@@ -1355,7 +1368,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         if (target instanceof UringFileChannel u && !u.append && !direct && !u.direct) {
             u.positionLock.lock();
             try {
-                long n = copyRange(this, position, u, -1, count);
+                long n = copyRange(this, this, position, u, -1, count);
                 if (n >= 0) {
                     return n;
                 }
@@ -1389,7 +1402,9 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
 
     @Override
     public long transferFrom(ReadableByteChannel src, long position, long count) throws IOException {
-        ensureOpen();
+        if (!isOpen()) {
+            throw new ClosedChannelException();
+        }
         if (!src.isOpen()) {
             throw new ClosedChannelException();
         }
@@ -1402,13 +1417,22 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         if (position < 0 || count < 0) {
             throw new IllegalArgumentException();
         }
+        try {
+            ensureOpen(); // an interrupt the caller brings closes the channel here, as the JDK's checks do
+            return transferFromChecked(src, position, count);
+        } catch (ClosedChannelException e) {
+            throw transferFailed(e, src);
+        }
+    }
+
+    private long transferFromChecked(ReadableByteChannel src, long position, long count) throws IOException {
         if (count == 0) {
             return 0; // a position past the end is written there, growing the file, as the JDK does since 21
         }
         if (src instanceof UringFileChannel u && !append && !direct && !u.direct) {
             u.positionLock.lock();
             try {
-                long n = copyRange(u, -1, this, position, count);
+                long n = copyRange(this, u, -1, this, position, count);
                 if (n >= 0) {
                     return n;
                 }
@@ -1434,10 +1458,59 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
     }
 
     /**
-     * {@code copy_file_range} from {@code in} at {@code inPos} to {@code out} at {@code outPos} ({@code -1}: at and
-     * advancing the file position); -1 when the kernel cannot copy between these files (the caller copies).
+     * A transfer met a closed channel: as the JDK's, an interrupted caller (one whose interrupt closed a channel, or
+     * is pending) closes this channel and {@code other} and gets {@code ClosedByInterruptException}; otherwise one of
+     * them was closed meanwhile, {@code AsynchronousCloseException}.
      */
-    private static long copyRange(UringFileChannel in, long inPos, UringFileChannel out, long outPos, long count)
+    private AsynchronousCloseException transferFailed(ClosedChannelException e, Channel other) {
+        ClosedByInterruptException interrupted =
+                e instanceof ClosedByInterruptException c ? c
+                        : !uninterruptible && Thread.currentThread().isInterrupted()
+                                ? new ClosedByInterruptException() : null;
+        if (interrupted != null) {
+            for (Channel ch : new Channel[] {this, other}) {
+                try {
+                    ch.close();
+                } catch (IOException | RuntimeException closing) {
+                    interrupted.addSuppressed(closing);
+                }
+            }
+            return interrupted;
+        }
+        if (e instanceof AsynchronousCloseException a) {
+            return a;
+        }
+        AsynchronousCloseException a = new AsynchronousCloseException();
+        a.addSuppressed(e);
+        return a;
+    }
+
+    /**
+     * {@code copy_file_range} from {@code in} at {@code inPos} to {@code out} at {@code outPos} ({@code -1}: at and
+     * advancing the file position); -1 when the kernel cannot copy between these files (the caller copies). As the
+     * JDK's, a copy is a blocking operation of {@code caller} (the channel whose method was called): a thread
+     * interrupted while it copies closes that channel, and gets {@code ClosedByInterruptException} once the copy has
+     * ended ({@link #transferFailed} closes the other).
+     */
+    private static long copyRange(UringFileChannel caller, UringFileChannel in, long inPos, UringFileChannel out,
+            long outPos, long count) throws IOException {
+        boolean interruptible = !caller.uninterruptible;
+        boolean completed = false;
+        if (interruptible) {
+            caller.begin();
+        }
+        try {
+            long n = copyRangeNow(in, inPos, out, outPos, count);
+            completed = true;
+            return n;
+        } finally {
+            if (interruptible) {
+                caller.end(completed);
+            }
+        }
+    }
+
+    private static long copyRangeNow(UringFileChannel in, long inPos, UringFileChannel out, long outPos, long count)
             throws IOException {
         Call c = Call.get();
         try {
@@ -1570,7 +1643,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
             } finally {
                 end(completed);
             }
-        } catch (java.nio.channels.ClosedByInterruptException e) {
+        } catch (ClosedByInterruptException e) {
             throw new java.nio.channels.FileLockInterruptionException(); // as the JDK's channel words it
         }
     }

@@ -1389,6 +1389,69 @@ abstract class FileChannelContract {
         }
     }
 
+    /** A transfer by a thread already interrupted closes both channels, whatever the other is, as the JDK's does. */
+    @ParameterizedTest
+    @EnumSource(Peer.class)
+    void aTransferByAnInterruptedThreadClosesBothChannels(Peer peer) throws Exception {
+        byte[] data = pattern(10_000, 92);
+        for (boolean to : new boolean[] {true, false}) {
+            Path p = file("f", data);
+            try (FileChannel ch = open(p, READ, WRITE); Sink sink = to ? sink(peer) : null;
+                    Source src = to ? null : source(peer, data)) {
+                java.nio.channels.Channel other = to ? sink.channel() : src.channel();
+                CompletableFuture<String> got = new CompletableFuture<>();
+                Thread.ofPlatform().start(() -> {
+                    Thread.currentThread().interrupt();
+                    String o = Conform.outcome(() -> to ? ch.transferTo(0, 100, sink.channel())
+                            : ch.transferFrom(src.channel(), 0, 100));
+                    got.complete(o + " interrupted=" + Thread.currentThread().isInterrupted());
+                });
+                String what = (to ? "transferTo " : "transferFrom ") + peer;
+                assertEquals("! " + ClosedByInterruptException.class.getName() + " interrupted=true", await(got), what);
+                assertFalse(ch.isOpen(), what);
+                assertFalse(other.isOpen(), what + ": the other channel");
+            }
+            assertArrayEquals(data, Files.readAllBytes(p), "nothing was written");
+        }
+    }
+
+    /**
+     * A thread interrupted while it copies (here: once the target has begun to grow) closes the channel whose method
+     * it called, and the other one, and gets ClosedByInterruptException when the copy has ended, its interrupt status
+     * kept. The copy is one from the device of two pieces or more, which uring4j splits over helper threads: they
+     * are done before the call returns.
+     */
+    @Test
+    void aThreadInterruptedWhileItCopiesGetsClosedByInterruptAndItsChannelCloses() throws Exception {
+        int n = (int) (2 * KernelCopy.PIECE);
+        Path big = file("big", pattern(n, 91));
+        Path copy = file("big-copy", new byte[0]);
+        io.github.uring4j.file.TestFiles.evict(big);
+        try (FileChannel in = open(big, READ); FileChannel out = open(copy, READ, WRITE)) {
+            CompletableFuture<String> got = new CompletableFuture<>();
+            Thread t = Thread.ofPlatform().start(() -> {
+                String o = Conform.outcome(() -> in.transferTo(0, n, out));
+                got.complete(o + " interrupted=" + Thread.currentThread().isInterrupted());
+            });
+            Conform.until(() -> sizeOf(copy) > 0 || got.isDone(), "the copy to begin");
+            t.interrupt();
+            assertEquals("! " + ClosedByInterruptException.class.getName() + " interrupted=true", await(got));
+            join(t, "the copier");
+            assertFalse(in.isOpen(), "the channel whose method was interrupted closes");
+            assertFalse(out.isOpen(), "and so does the other");
+        }
+        assertEquals(Set.of(), Conform.fdsOf(big));
+        assertEquals(Set.of(), Conform.fdsOf(copy));
+    }
+
+    private static long sizeOf(Path p) {
+        try {
+            return Files.size(p);
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
     @Test
     void transferToItselfCopiesWithinTheFile() throws Exception {
         byte[] data = pattern(10_000, 56);
