@@ -412,7 +412,7 @@ public final class IoExecutor implements AutoCloseable {
          * for a request: past them the block layer refuses it and io_uring hands it to a kernel worker thread, which
          * waits instead. On the development machine's virtio disk (mq-deadline, 256 requests, 128 tags), 10,000
          * virtual threads reading through one loop ran at 0.76 times the JDK's rate with 1,024 in the kernel, about
-         * 0.9 with 128 and about 0.95–1.0 with 256 (the disk itself takes about 85 at once; the rest are what the
+         * 0.9 with 128 and 0.85–1.0 with 256 (the disk itself takes about 85 at once; the rest are what the
          * kernel refills it from before the loop sees a completion).
          */
         public Builder directInFlight(int operations) {
