@@ -26,8 +26,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>The helpers use the caller's descriptors: {@link #copy} returns only when every helper has stopped, even when
  * the caller is interrupted (its interrupt status is kept), so a caller that holds the descriptors open for the call
- * holds them for the helpers too. The result counts the bytes copied from the start of the range without a gap;
- * after an error, pieces after it may have been copied too.
+ * holds them for the helpers too. The result counts the bytes copied from the start of the range without a gap. A
+ * copy is split only where it grows the target (it starts at or past the target's end); one that stops early (a full
+ * disk, an error) truncates the target back to the bytes it reports, so that, as after one {@code copy_file_range}
+ * that stopped there, nothing past them was written.
  */
 public final class KernelCopy {
     /** What one thread copies before it takes the next piece. */
@@ -70,7 +72,7 @@ public final class KernelCopy {
      * with nothing done, when the copy is not worth splitting: fewer than two pieces of the source are left from
      * {@code inPos}, or most of them are in the page cache, or both descriptors are the same file (the kernel refuses
      * overlapping ranges of one file, and pieces that happen not to overlap would copy while others are refused), or
-     * what the source is cannot be told.
+     * the range does not start at or past the target's end, or what either file is cannot be told.
      */
     public static Result copy(int in, long inPos, int out, long outPos, long count) {
         if (in < 0 || out < 0 || inPos < 0 || outPos < 0 || count < 0) {
@@ -89,6 +91,7 @@ public final class KernelCopy {
         if (piece <= 0 || streams <= 0 || count < 0) {
             throw new IllegalArgumentException("piece " + piece + ", streams " + streams + ", count " + count);
         }
+        long targetSize;
         try (Arena a = Arena.ofConfined()) {
             MemorySegment capture = LeanCalls.allocateCapture(a);
             MemorySegment empty = a.allocateFrom("");
@@ -98,12 +101,14 @@ public final class KernelCopy {
             if (LeanCalls.statx(capture, in, empty, Uapi.AT_EMPTY_PATH, mask, src) != 0
                     || LeanCalls.statx(capture, out, empty, Uapi.AT_EMPTY_PATH, mask, dst) != 0
                     || (src.get(ValueLayout.JAVA_INT, Statx.MASK) & mask) != mask
-                    || (dst.get(ValueLayout.JAVA_INT, Statx.MASK) & Statx.STATX_INO) == 0
+                    || (dst.get(ValueLayout.JAVA_INT, Statx.MASK) & mask) != mask
                     || sameFile(src, dst)) {
                 return null;
             }
             long have = Math.min(count, Math.max(0, src.get(ValueLayout.JAVA_LONG, Statx.SIZE) - inPos));
-            if (have < 2 * piece || cachedWhole && cached(capture, a, in, inPos, have)) {
+            targetSize = dst.get(ValueLayout.JAVA_LONG, Statx.SIZE);
+            // Only where the target grows: a copy that stops early is then undone past what it reports (below).
+            if (have < 2 * piece || outPos < targetSize || cachedWhole && cached(capture, a, in, inPos, have)) {
                 return null;
             }
         }
@@ -140,7 +145,27 @@ public final class KernelCopy {
                 Thread.currentThread().interrupt();
             }
         }
-        return r.result();
+        Result result = r.result();
+        if (result.copied() < count) {
+            // Pieces after the stop may have grown the target: a copy that stopped there (a full disk, say) leaves
+            // it no longer than the bytes it reports, as one copy call would have.
+            shrink(out, Math.max(targetSize, outPos + result.copied()));
+        }
+        return result;
+    }
+
+    /** Truncates the file to {@code size} if it is longer (best effort: a failure leaves it as it is). */
+    private static void shrink(int fd, long size) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment capture = LeanCalls.allocateCapture(a);
+            MemorySegment st = a.allocate(Statx.LAYOUT);
+            if (LeanCalls.statx(capture, fd, a.allocateFrom(""), Uapi.AT_EMPTY_PATH, Statx.STATX_SIZE, st) == 0
+                    && st.get(ValueLayout.JAVA_LONG, Statx.SIZE) > size) {
+                LeanCalls.ftruncate(capture, fd, size);
+            }
+        } catch (RuntimeException e) {
+            // the copy's result stands; the caller's own loop reports what stopped it
+        }
     }
 
     private static boolean sameFile(MemorySegment a, MemorySegment b) {

@@ -129,9 +129,10 @@ class KernelCopyTest {
         }
         Path dst = dir.resolve("dst");
         try (Fd c = Fd.open(cached, Uapi.O_RDONLY); Fd h = Fd.open(sparse, Uapi.O_RDONLY);
-                Fd out = Fd.open(dst, Uapi.O_RDWR | Uapi.O_CREAT)) {
+                Fd out = Fd.open(dst, Uapi.O_RDWR | Uapi.O_CREAT);
+                Fd other = Fd.open(dir.resolve("other"), Uapi.O_RDWR | Uapi.O_CREAT)) {
             assertNull(KernelCopy.copy(c.fd(), 0, out.fd(), 0, 1_000_000, 65_536, 4, true), "cached: left whole");
-            assertNotNull(KernelCopy.copy(c.fd(), 0, out.fd(), 0, 1_000_000, 65_536, 4, false));
+            assertNotNull(KernelCopy.copy(c.fd(), 0, other.fd(), 0, 1_000_000, 65_536, 4, false));
             KernelCopy.Result r = KernelCopy.copy(h.fd(), 0, out.fd(), 0, 1_000_000, 65_536, 4, true);
             assertNotNull(r, "a hole is not in the page cache: split");
             assertEquals(1_000_000, r.copied());
@@ -143,6 +144,18 @@ class KernelCopyTest {
         byte[] want = new byte[1_000_000];
         want[999_999] = 9;
         assertArrayEquals(want, got);
+    }
+
+    @Test
+    void aCopyIntoTheTargetsExistingBytesIsLeftWhole() throws Exception {
+        Path src = Files.write(dir.resolve("src"), random(1_000_000, 7));
+        Path dst = Files.write(dir.resolve("dst"), random(10_000, 8));
+        try (Fd in = Fd.open(src, Uapi.O_RDONLY); Fd out = Fd.open(dst, Uapi.O_RDWR)) {
+            assertNull(KernelCopy.copy(in.fd(), 0, out.fd(), 9_999, 1_000_000, 65_536, 4, false),
+                    "starts inside the target: a copy that stopped early could not be undone");
+            assertNotNull(KernelCopy.copy(in.fd(), 0, out.fd(), 10_000, 1_000_000, 65_536, 4, false),
+                    "starts at its end");
+        }
     }
 
     @Test

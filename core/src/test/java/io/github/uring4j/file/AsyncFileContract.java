@@ -884,6 +884,30 @@ abstract class AsyncFileContract {
     }
 
     @Test
+    void aTransferToOntoAFullDiskFailsWithENOSPCAndLeavesNothingPastWhereItStopped() throws Exception {
+        Path fs = TestFiles.smallFileSystem(dir, 100L << 20);
+        try {
+            int n = (int) (2 * KernelCopy.PIECE) + (6 << 20);
+            byte[] data = pattern(n, 47);
+            Path src = Files.write(fs.resolve("src"), data);
+            TestFiles.evict(src); // from the device: the copy is split
+            Path dst = fs.resolve("dst");
+            try (AsyncFile in = open(src);
+                    AsyncFile out = open(dst, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+                Throwable t = failure(in.transferTo(0, n, out, 0));
+                FileIOException e = assertInstanceOf(FileIOException.class, t);
+                assertEquals(Errno.ENOSPC, e.errno(), e.getMessage());
+            }
+            long size = Files.size(dst);
+            assertTrue(size > 0 && size < n, "the target holds " + size + " of " + n);
+            assertArrayEquals(java.util.Arrays.copyOf(data, (int) size), Files.readAllBytes(dst),
+                    "what was copied, and nothing past it");
+        } finally {
+            TestFiles.unmount(fs);
+        }
+    }
+
+    @Test
     void transferToRefusesBadArgumentsAndClosedFiles() throws Exception {
         Path src = file("copy-bad", pattern(100, 44));
         try (AsyncFile in = open(src); AsyncFile ro = open(src)) {

@@ -42,6 +42,49 @@ public final class TestFiles {
     }
 
     /**
+     * A file system of {@code bytes} of its own (ext4 in an image under {@code dir}, loop-mounted), to fill up; the
+     * test is skipped where one cannot be made (not root, no loop devices, no mkfs). {@link #unmount} removes it.
+     */
+    public static Path smallFileSystem(Path dir, long bytes) throws Exception {
+        Path image = dir.resolve("small-fs.img");
+        Path mountPoint = Files.createDirectories(dir.resolve("small-fs"));
+        try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(image.toFile(), "rw")) {
+            f.setLength(bytes);
+        }
+        String why = run("mkfs.ext4", "-q", "-F", image.toString());
+        if (why == null) {
+            why = run("mount", "-o", "loop", image.toString(), mountPoint.toString());
+        }
+        String reason = why;
+        org.junit.jupiter.api.Assumptions.assumeTrue(reason == null,
+                () -> "no small file system to fill here: " + reason);
+        return mountPoint;
+    }
+
+    public static void unmount(Path mountPoint) throws Exception {
+        String why = run("umount", "-l", mountPoint.toString());
+        if (why != null) {
+            throw new IOException("cannot unmount " + mountPoint + ": " + why);
+        }
+    }
+
+    /** Runs a command: null when it exits 0, else what it said. */
+    private static String run(String... command) throws InterruptedException {
+        try {
+            Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            if (!p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                return String.join(" ", command) + ": did not end in 60 s";
+            }
+            return p.exitValue() == 0 ? null
+                    : String.join(" ", command) + ": exit " + p.exitValue() + ": " + out.trim();
+        } catch (IOException e) {
+            return String.join(" ", command) + ": " + e.getMessage();
+        }
+    }
+
+    /**
      * Drops {@code p}'s pages from the page cache (written to the device first), so that a copy of it reads the
      * device: as a large copy from the device is made (by several threads at once), not as one from the cache.
      */

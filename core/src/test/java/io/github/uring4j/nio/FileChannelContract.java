@@ -1389,6 +1389,33 @@ abstract class FileChannelContract {
         }
     }
 
+    /**
+     * A copy onto a full disk (a file system of its own, where the test may make one) stops where the disk is full:
+     * the count says how much was copied, the target is no longer than that, and what it holds is right. uring4j
+     * splits this copy (from the device, two pieces or more); the pieces after the one that met the full disk are
+     * undone.
+     */
+    @Test
+    void aCopyOntoAFullDiskSaysWhatItCopiedAndLeavesNothingPastIt() throws Exception {
+        Path fs = io.github.uring4j.file.TestFiles.smallFileSystem(dir, 100L << 20);
+        try {
+            int n = (int) (2 * KernelCopy.PIECE) + (6 << 20);
+            byte[] data = pattern(n, 93);
+            Path src = Files.write(fs.resolve("src"), data);
+            io.github.uring4j.file.TestFiles.evict(src);
+            Path dst = Files.write(fs.resolve("dst"), new byte[0]);
+            try (FileChannel in = open(src, READ); FileChannel out = open(dst, READ, WRITE)) {
+                long got = in.transferTo(0, n, out);
+                assertTrue(got > 0 && got < n, "copied " + got + " of " + n + " onto 100 MiB holding the source");
+                assertEquals(got, out.position());
+                assertEquals(got, out.size(), "nothing past what was copied");
+                assertArrayEquals(range(data, 0, (int) got), read(out, 0, (int) got));
+            }
+        } finally {
+            io.github.uring4j.file.TestFiles.unmount(fs);
+        }
+    }
+
     /** A transfer by a thread already interrupted closes both channels, whatever the other is, as the JDK's does. */
     @ParameterizedTest
     @EnumSource(Peer.class)
