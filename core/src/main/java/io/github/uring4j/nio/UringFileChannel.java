@@ -1331,6 +1331,14 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
 
     // ============================================================================================ transfers
 
+    /**
+     * An empty buffer for asking a JDK {@code FileChannel} (from {@code FileInputStream.getChannel()}, say) whether it
+     * reads or writes: the JDK's {@code transferTo}/{@code transferFrom} check that of their own channels before their
+     * arguments and before finding there is nothing to move, and the answer is not visible from outside; a transfer of
+     * no bytes checks it first and moves nothing.
+     */
+    private static final ByteBuffer NOTHING = ByteBuffer.allocate(0);
+
     @Override
     public long transferTo(long position, long count, WritableByteChannel target) throws IOException {
         if (!isOpen()) {
@@ -1344,6 +1352,15 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         }
         if (target instanceof UringFileChannel u && !u.writable) {
             throw new NonWritableChannelException();
+        }
+        try {
+            if (target instanceof FileChannel fc && Builtin.isJdks(fc)) {
+                fc.write(NOTHING.duplicate()); // NonWritableChannelException before anything else, as the JDK's checks
+            }
+        } catch (ClosedChannelException e) {
+            throw transferFailed(e, target);
+        } catch (IOException e) {
+            // not what is asked here (an O_DIRECT channel at an unaligned position): the transfer meets it if it moves bytes
         }
         if (position < 0 || count < 0) {
             throw new IllegalArgumentException();
@@ -1411,6 +1428,15 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         if (src instanceof UringFileChannel u && !u.readable) {
             throw new NonReadableChannelException();
         }
+        try {
+            if (src instanceof FileChannel fc && Builtin.isJdks(fc)) {
+                fc.read(NOTHING.duplicate()); // NonReadableChannelException before anything else, as the JDK's checks
+            }
+        } catch (ClosedChannelException e) {
+            throw transferFailed(e, src);
+        } catch (IOException e) {
+            // not what is asked here (an O_DIRECT channel at an unaligned position): the transfer meets it if it moves bytes
+        }
         if (!writable) {
             throw new NonWritableChannelException();
         }
@@ -1449,12 +1475,31 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
                 break;
             }
             b.flip();
-            while (b.hasRemaining()) {
-                write(b, position + done + (n - b.remaining()));
+            try {
+                while (b.hasRemaining()) {
+                    write(b, position + done + (n - b.remaining()));
+                }
+            } catch (IOException | RuntimeException e) {
+                giveBack(src, b.remaining(), e);
+                throw e;
             }
             done += n;
         }
         return done;
+    }
+
+    /**
+     * A write of bytes read from {@code src} failed: a {@code FileChannel} source gets them back (its position moves
+     * back over them), so a failed transfer consumes only what it wrote; other channels cannot take bytes back.
+     */
+    private static void giveBack(ReadableByteChannel src, int unwritten, Exception failure) {
+        if (unwritten > 0 && src instanceof FileChannel fc) {
+            try {
+                fc.position(fc.position() - unwritten);
+            } catch (IOException | RuntimeException e) {
+                failure.addSuppressed(e);
+            }
+        }
     }
 
     /**

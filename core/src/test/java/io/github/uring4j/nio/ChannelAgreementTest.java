@@ -466,6 +466,272 @@ class ChannelAgreementTest {
         });
     }
 
+    // ===================================================================================== random sequences
+
+    /** Arguments a caller may pass: the edges and ordinary values. */
+    private static long arg(java.util.Random r) {
+        return switch (r.nextInt(9)) {
+            case 0 -> -1;
+            case 1 -> 0;
+            case 2 -> Long.MAX_VALUE;
+            case 3 -> Long.MIN_VALUE;
+            default -> r.nextInt(20_000);
+        };
+    }
+
+    /** A buffer of one of four kinds (heap, direct, and each read-only), with a random window. */
+    private static ByteBuffer buffer(java.util.Random r) {
+        int cap = r.nextInt(5) == 0 ? 0 : r.nextInt(9000);
+        int kind = r.nextInt(4);
+        ByteBuffer b = kind % 2 == 0 ? ByteBuffer.allocate(cap) : ByteBuffer.allocateDirect(cap);
+        b.put(0, pattern(cap, r.nextInt(100)));
+        int from = r.nextInt(cap + 1);
+        b.limit(from + r.nextInt(cap - from + 1)).position(from);
+        return kind >= 2 ? b.asReadOnlyBuffer() : b;
+    }
+
+    private static String contents(ByteBuffer b) {
+        CRC32C c = new CRC32C();
+        c.update(b.duplicate().clear());
+        return describe(b) + " crc " + Long.toHexString(c.getValue());
+    }
+
+    private static String describe(ByteBuffer b) {
+        return "[" + b.position() + " " + b.limit() + "]";
+    }
+
+    /** One random call on {@code ch} ({@code other} is the far side of transfers); what it returned, and the buffers. */
+    private static String randomCall(java.util.Random r, FileChannel ch, FileChannel other) {
+        int op = r.nextInt(15);
+        long a1 = arg(r);
+        long a2 = arg(r);
+        ByteBuffer b = buffer(r);
+        ByteBuffer[] bs = new ByteBuffer[1 + r.nextInt(4)];
+        for (int i = 0; i < bs.length; i++) {
+            bs[i] = buffer(r);
+        }
+        int offset = (int) Math.floorMod(a1, bs.length + 2L) - (a1 < 0 ? 1 : 0);
+        int length = (int) Math.floorMod(a2, bs.length + 2L) - (a2 < 0 ? 1 : 0);
+        boolean shared = r.nextBoolean();
+        String name = switch (op) {
+            case 0 -> "read";
+            case 1 -> "read(" + a1 + ")";
+            case 2 -> "write";
+            case 3 -> "write(" + a1 + ")";
+            case 4 -> "position(" + a1 + ")";
+            case 5 -> "position()";
+            case 6 -> "size()";
+            case 7 -> "truncate(" + a1 + ")";
+            case 8 -> "read[" + bs.length + "](" + offset + ", " + length + ")";
+            case 9 -> "write[" + bs.length + "](" + offset + ", " + length + ")";
+            case 10 -> "transferTo(" + a1 + ", " + a2 + ")";
+            case 11 -> "transferFrom(" + Math.floorMod(a1, 20_000) + ", " + a2 + ")";
+            case 12 -> "force";
+            case 13 -> "map(" + a1 + ", " + Math.floorMod(a2, 70_000) + ")";
+            default -> "tryLock(" + a1 + ", " + a2 + ", " + shared + ")";
+        };
+        String o = outcome(() -> switch (op) {
+            case 0 -> ch.read(b) + " " + contents(b);
+            case 1 -> ch.read(b, a1) + " " + contents(b);
+            case 2 -> ch.write(b) + " " + describe(b);
+            case 3 -> ch.write(b, a1) + " " + describe(b);
+            case 4 -> ch.position(a1).position();
+            case 5 -> ch.position();
+            case 6 -> ch.size();
+            case 7 -> ch.truncate(a1).size();
+            case 8, 9 -> {
+                StringBuilder t = new StringBuilder().append(op == 8 ? ch.read(bs, offset, length) : ch.write(bs, offset, length));
+                for (ByteBuffer x : bs) {
+                    t.append(' ').append(op == 8 ? contents(x) : describe(x));
+                }
+                yield t.toString();
+            }
+            case 10 -> ch.transferTo(a1, a2, other) + " far side at " + other.position() + " of " + other.size();
+            // the position stays where the file can grow to: at a position it cannot, the JDK's channel reads bytes
+            // from a channel that is not its own and drops them when the write fails (ours gives them back: see
+            // UringFileChannelTest)
+            case 11 -> ch.transferFrom(other, Math.floorMod(a1, 20_000), a2) + " far side at " + other.position();
+            case 12 -> {
+                ch.force(a1 % 2 == 0);
+                yield "done";
+            }
+            case 13 -> {
+                java.nio.MappedByteBuffer m = ch.map(MapMode.READ_ONLY, a1, Math.floorMod(a2, 70_000));
+                int inFile = (int) Math.max(0, Math.min(m.capacity(), ch.size() - a1));
+                yield m.capacity() + " " + contents(m.limit(inFile));
+            }
+            default -> {
+                java.nio.channels.FileLock l = ch.tryLock(a1, a2, shared);
+                String t = l == null ? "none" : l.isShared() ? "shared" : "exclusive";
+                if (l != null) {
+                    l.release();
+                }
+                yield t;
+            }
+        });
+        return name + ": " + o;
+    }
+
+    /**
+     * Random sequences of calls with random arguments (the edges among them) on channels opened with random options,
+     * the far side of transfers a channel of the same kind: every result, exception, buffer, position, size and byte
+     * of both files agrees with the JDK's. Seeded, so a failure names the sequence that shows it.
+     */
+    @Test
+    void randomSequencesOfCallsAgreeForFileChannel() throws Exception {
+        List<java.nio.file.StandardOpenOption> all = List.of(READ, WRITE, APPEND, TRUNCATE_EXISTING, CREATE,
+                java.nio.file.StandardOpenOption.SPARSE, SYNC, DSYNC);
+        for (int part = 0; part < 10; part++) {
+            int first = part * 100;
+            agree("random-" + first, (kind, d, out) -> {
+                for (int seed = first; seed < first + 100; seed++) {
+                    java.util.Random r = new java.util.Random(seed);
+                    Set<OpenOption> options = new LinkedHashSet<>();
+                    for (OpenOption o : all) {
+                        if (r.nextInt(3) == 0) {
+                            options.add(o);
+                        }
+                    }
+                    Path p = d.resolve("f" + seed);
+                    Path q = d.resolve("g" + seed);
+                    Files.write(p, pattern(r.nextInt(3) == 0 ? 0 : r.nextInt(30_000), seed));
+                    Files.write(q, pattern(r.nextInt(20_000), seed + 1));
+                    Set<OpenOption> farOptions = r.nextBoolean() ? Set.of(READ) : Set.of(READ, WRITE);
+                    out.add("seed " + seed + " " + options + ", far side " + farOptions);
+                    FileChannel ch;
+                    try {
+                        ch = kind.open(p, options);
+                    } catch (Exception e) {
+                        out.add("open: ! " + e.getClass().getName());
+                        continue;
+                    }
+                    try (ch; FileChannel other = kind.open(q, farOptions)) {
+                        for (int calls = 1 + r.nextInt(12); calls > 0; calls--) {
+                            out.add(randomCall(r, ch, other));
+                        }
+                    }
+                    out.add("then " + state(p) + " and " + state(q));
+                }
+            });
+        }
+    }
+
+    /** A handler's outcome, waited for. */
+    private static String handled(java.util.function.Consumer<java.nio.channels.CompletionHandler<Integer, String>> call)
+            throws Exception {
+        CompletableFuture<String> f = new CompletableFuture<>();
+        call.accept(new java.nio.channels.CompletionHandler<>() {
+            @Override
+            public void completed(Integer n, String a) {
+                f.complete(n + " " + a);
+            }
+
+            @Override
+            public void failed(Throwable t, String a) {
+                f.complete("failed " + t.getClass().getName() + " " + a);
+            }
+        });
+        return f.get(Conform.WAIT_SECONDS, TimeUnit.SECONDS);
+    }
+
+    /** One random call on an asynchronous channel, waited for. */
+    private static String randomAsyncCall(java.util.Random r, AsynchronousFileChannel ch) {
+        int op = r.nextInt(10);
+        long a1 = arg(r);
+        long a2 = arg(r);
+        ByteBuffer b = buffer(r);
+        boolean shared = r.nextBoolean();
+        String name = switch (op) {
+            case 0 -> "read(" + a1 + ")";
+            case 1 -> "write(" + a1 + ")";
+            case 2 -> "read(" + a1 + ", handler)";
+            case 3 -> "write(" + a1 + ", handler)";
+            case 4 -> "size()";
+            case 5 -> "truncate(" + a1 + ")";
+            case 6 -> "force";
+            case 7 -> "lock(" + a1 + ", " + a2 + ", " + shared + ")";
+            case 8 -> "tryLock(" + a1 + ", " + a2 + ", " + shared + ")";
+            default -> "lock(" + a1 + ", " + a2 + ", " + shared + ", handler)";
+        };
+        String o = outcome(() -> switch (op) {
+            case 0 -> get(ch.read(b, a1)) + " " + contents(b);
+            case 1 -> get(ch.write(b, a1)) + " " + describe(b);
+            case 2 -> handled(h -> ch.read(b, a1, "r", h)) + " " + contents(b);
+            case 3 -> handled(h -> ch.write(b, a1, "w", h)) + " " + describe(b);
+            case 4 -> ch.size();
+            case 5 -> ch.truncate(a1).size();
+            case 6 -> {
+                ch.force(a1 % 2 == 0);
+                yield "done";
+            }
+            case 7, 8 -> {
+                java.nio.channels.FileLock l = op == 7 ? (java.nio.channels.FileLock) get(ch.lock(a1, a2, shared))
+                        : ch.tryLock(a1, a2, shared);
+                String t = l == null ? "none" : l.isShared() ? "shared" : "exclusive";
+                if (l != null) {
+                    l.release();
+                }
+                yield t;
+            }
+            default -> {
+                CompletableFuture<java.nio.channels.FileLock> f = new CompletableFuture<>();
+                ch.lock(a1, a2, shared, "l", new java.nio.channels.CompletionHandler<java.nio.channels.FileLock, String>() {
+                    @Override
+                    public void completed(java.nio.channels.FileLock l, String a) {
+                        f.complete(l);
+                    }
+
+                    @Override
+                    public void failed(Throwable t, String a) {
+                        f.completeExceptionally(t);
+                    }
+                });
+                java.nio.channels.FileLock l = (java.nio.channels.FileLock) get(f);
+                String t = l.isShared() ? "shared" : "exclusive";
+                l.release();
+                yield t;
+            }
+        });
+        return name + ": " + o;
+    }
+
+    /** As {@link #randomSequencesOfCallsAgreeForFileChannel}, for the asynchronous channel (futures and handlers). */
+    @Test
+    void randomSequencesOfCallsAgreeForAsynchronousFileChannel() throws Exception {
+        List<java.nio.file.StandardOpenOption> all = List.of(READ, WRITE, APPEND, TRUNCATE_EXISTING, CREATE,
+                java.nio.file.StandardOpenOption.SPARSE, SYNC, DSYNC);
+        for (int part = 0; part < 5; part++) {
+            int first = part * 100;
+            agree("random-async-" + first, (kind, d, out) -> {
+                for (int seed = first; seed < first + 100; seed++) {
+                    java.util.Random r = new java.util.Random(seed);
+                    Set<OpenOption> options = new LinkedHashSet<>();
+                    for (OpenOption o : all) {
+                        if (r.nextInt(3) == 0) {
+                            options.add(o);
+                        }
+                    }
+                    Path p = d.resolve("f" + seed);
+                    Files.write(p, pattern(r.nextInt(3) == 0 ? 0 : r.nextInt(30_000), seed));
+                    out.add("seed " + seed + " " + options);
+                    AsynchronousFileChannel ch;
+                    try {
+                        ch = kind.openAsync(p, options, null);
+                    } catch (Exception e) {
+                        out.add("open: ! " + e.getClass().getName());
+                        continue;
+                    }
+                    try (ch) {
+                        for (int calls = 1 + r.nextInt(12); calls > 0; calls--) {
+                            out.add(randomAsyncCall(r, ch));
+                        }
+                    }
+                    out.add("then " + state(p));
+                }
+            });
+        }
+    }
+
     // ================================================================================= asynchronous channel
 
     /** An action on an asynchronous channel; what returns a future is waited for. */

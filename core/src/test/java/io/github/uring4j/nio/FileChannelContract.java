@@ -1365,6 +1365,29 @@ abstract class FileChannelContract {
         assertArrayEquals(pattern(100, 55), Files.readAllBytes(q));
     }
 
+    /**
+     * The JDK's own channel on the other side (from {@code FileInputStream.getChannel()}, say) that cannot write or
+     * read: said before the arguments are looked at and before finding nothing to move, as between two of the JDK's.
+     */
+    @Test
+    void aJdkChannelOfTheWrongModeIsSaidBeforeTheArgumentsAndBeforeNothingToMove() throws Exception {
+        Path p = file("f", pattern(100, 56));
+        Path q = file("g", pattern(100, 57));
+        try (FileChannel rw = open(p, READ, WRITE); FileChannel jdkReadOnly = FileChannel.open(q, READ);
+                FileChannel jdkWriteOnly = FileChannel.open(q, WRITE)) {
+            assertThrows(NonWritableChannelException.class, () -> rw.transferTo(-1, 10, jdkReadOnly));
+            assertThrows(NonWritableChannelException.class, () -> rw.transferTo(0, -1, jdkReadOnly));
+            assertThrows(NonWritableChannelException.class, () -> rw.transferTo(1000, 10, jdkReadOnly), "past the end");
+            assertThrows(NonWritableChannelException.class, () -> rw.transferTo(0, 0, jdkReadOnly), "nothing asked");
+            assertThrows(NonReadableChannelException.class, () -> rw.transferFrom(jdkWriteOnly, -1, 10));
+            assertThrows(NonReadableChannelException.class, () -> rw.transferFrom(jdkWriteOnly, 0, 0), "nothing asked");
+            assertEquals(0, jdkReadOnly.position());
+            assertEquals(0, jdkWriteOnly.position());
+        }
+        assertArrayEquals(pattern(100, 57), Files.readAllBytes(q));
+        assertArrayEquals(pattern(100, 56), Files.readAllBytes(p));
+    }
+
     @Test
     void largeTransfersBetweenFilesCopyEveryByteAndMoveOnlyThePositionsTheyShould() throws Exception {
         // large enough for uring4j to split over several threads (KernelCopy)
