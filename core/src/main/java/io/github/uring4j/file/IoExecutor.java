@@ -362,7 +362,7 @@ public final class IoExecutor implements AutoCloseable {
          * the kernel or waiting are made by the loop itself too: io_uring gives every sync to an io-wq worker, and the
          * hand-overs from the caller to the loop to the worker and back made one sync at a time 0.35–0.65 times as fast
          * as {@code write} + {@code force} on a {@code FileChannel}; made by the idle loop, {@code writeAndSync} ran
-         * at 0.85–0.94 times (measured on the development machine, one at a time). A busy loop sends them through
+         * at 0.71–0.94 times (measured on the development machine, one at a time). A busy loop sends them through
          * the ring, where several wait for the device at once; so does a file whose sync held the loop over 10 ms
          * while other threads' requests waited, for the next quarter of a second. With 0 the loop makes no blocking
          * call for writes or syncs.
