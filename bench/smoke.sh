@@ -39,6 +39,8 @@ step "error: O_DIRECT size not /512" 2 "$bench" loadtypes --dir "$tmp/lt" --dire
 step "error: not enough disk space"  2 "$bench" generate --dir "$tmp/huge" --files 1000000 --blocks 1000000000
 step "loadtypes"                     0 "$bench" loadtypes --dir "$tmp/lt" --size 2M --seq-io 256K --min-time 0.05 -q --json "$tmp/lt.json"
 step "files"                         0 "$bench" files --dir "$tmp/files" --count 200 --copy-size 4M --rounds 1 -q --json "$tmp/files.json"
+step "lucene"                        0 "$bench" lucene --dir "$tmp/lucene" --docs 200 --queries 2 --rounds 1 -q --json "$tmp/lucene.json"
+step "error: lucene --docs 0"        2 "$bench" lucene --dir "$tmp/lucene" --docs 0
 step "iops"                          0 "$bench" iops -r 1 -O 0 -d 8 -q --create 4m "$tmp/iops.bin"
 if command -v fio >/dev/null; then
   step "fio"                         0 "$bench" fio --dir "$data" --engine io_uring,psync --duration 1 -q
@@ -52,7 +54,7 @@ done
 step "jmh (every benchmark once)"    0 "$bench" jmh -f 0 -wi 0 -i 1 -r 100ms -foe true \
   -p bufferSize=4096 -p fileSize=65536 -p size=1048576 -p shift=0,2048 -p direct=false,true \
   -rf json -rff "$tmp/jmh.json" -jvmArgsAppend "-During4j.jmh.dir=$tmp/jmh"
-step "report --collect"              0 "$bench" report --collect "$tmp/read.json,$tmp/lt.json,$tmp/files.json,$tmp/jmh.json" --out "$tmp/report2"
+step "report --collect"              0 "$bench" report --collect "$tmp/read.json,$tmp/lt.json,$tmp/files.json,$tmp/lucene.json,$tmp/jmh.json" --out "$tmp/report2"
 [ -s "$tmp/report2/report.md" ] || { echo "FAIL  report --collect wrote no report.md"; failed=1; }
 
 echo "smoke: $((SECONDS - start)) s"

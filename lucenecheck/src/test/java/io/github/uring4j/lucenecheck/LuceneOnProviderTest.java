@@ -3,6 +3,7 @@ package io.github.uring4j.lucenecheck;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.uring4j.bench.lucene.LuceneWorkload;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

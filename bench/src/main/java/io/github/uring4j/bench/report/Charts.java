@@ -89,7 +89,8 @@ public final class Charts {
         int longest = labels.stream().mapToInt(String::length).max().orElse(10);
         CategoryChart c = new CategoryChartBuilder().width(WIDTH)
                 .height(fit ? 460 : 460 + longest * 4).title(s.title)
-                .xAxisTitle(s.isGrid() ? "load type and data size" : "strategy (t: threads, qd: operations in flight)")
+                .xAxisTitle(!s.isGrid() ? "strategy (t: threads, qd: operations in flight)"
+                        : s.title.startsWith("Load types") ? "load type and data size" : "case")
                 .yAxisTitle(measure(first.primaryUnit)).build();
         style(c);
         c.getStyler().setyAxisTickLabelsFormattingFunction(Charts::plain);

@@ -45,6 +45,8 @@ public final class ReportCommand implements Callable<Integer> {
     static final String FILES_SMALL = "Small files through the drop-ins (page cache)";
     static final String FILES_COPY = "Whole-file copies, the JDK, the drop-ins and AsyncFile";
     static final String FILES_SUM = "Checksum of many small files, 64 in flight (page cache)";
+    static final String LUCENE_INDEX = "Apache Lucene on the provider: indexing";
+    static final String LUCENE_QUERIES = "Apache Lucene on the provider: queries";
 
     @Option(names = "--collect", split = ",", description = "Instead of running, render these result JSON files (or directories of them): "
             + "results.json / --json output of read, loadtypes, fio, report, and JMH's -rf json output.")
@@ -91,6 +93,7 @@ public final class ReportCommand implements Callable<Integer> {
                     String w = r.params.containsKey("category") && r.params.containsKey("load") ? "Load types"
                             : r.workload.startsWith("files-checksum") ? FILES_SUM
                             : r.workload.startsWith("files-") ? (r.primaryUnit.equals("GB/s") ? FILES_COPY : FILES_SMALL)
+                            : r.workload.equals("lucene") ? (r.primaryUnit.equals("docs/s") ? LUCENE_INDEX : LUCENE_QUERIES)
                             : r.workload;
                     byWorkload.computeIfAbsent(w, k -> new ArrayList<>()).add(r);
                 }
@@ -255,7 +258,16 @@ public final class ReportCommand implements Callable<Integer> {
                     .filter(r -> !r.primaryUnit.equals("GB/s") && !r.workload.startsWith("files-checksum")).toList()));
             add(sections, new Section(FILES_COPY, filesCommand,
                     fileRows.stream().filter(r -> r.primaryUnit.equals("GB/s")).toList()));
-            // 6. synced log records: write + force from 1 and 8 threads vs writeAndSync one at a time and 8 in flight
+            // 6. Apache Lucene, unchanged, on the built-in provider and on uring4j's (each run in a JVM of its own)
+            List<String> luArgs = List.of("--docs", quick ? "300" : "3000", "--queries", quick ? "4" : "150",
+                    "--rounds", quick ? "1" : "2");
+            String luceneCommand = "uring4j-bench lucene " + String.join(" ", luArgs);
+            List<Result> luRows = ChildRun.run(dir, "lucene", withDirAndQuiet(luArgs, dir.resolve("lucene")));
+            add(sections, new Section(LUCENE_INDEX, luceneCommand,
+                    luRows.stream().filter(r -> r.primaryUnit.equals("docs/s")).toList()));
+            add(sections, new Section(LUCENE_QUERIES, luceneCommand,
+                    luRows.stream().filter(r -> !r.primaryUnit.equals("docs/s")).toList()));
+            // 7. synced log records: write + force from 1 and 8 threads vs writeAndSync one at a time and 8 in flight
             List<String> jmhArgs = new ArrayList<>(quick ? List.of("-f", "0", "-wi", "0", "-i", "1", "-r", "200ms")
                     : List.of("-wi", "2", "-w", "1s", "-i", "3", "-r", "1s"));
             jmhArgs.addAll(List.of("-jvmArgsAppend", "-During4j.jmh.dir=" + dir.resolve("jmh")));

@@ -31,6 +31,7 @@ public final class Section {
         {"ringNative", "directBuffer"}, {"ringSplice", "transferTo"}, {"ringWholeFile", "fileSizeBuffer"},
         {"ring8k", "manualBuffer8k"}, {"asyncOpenReadCloseOnVirtualThreads", "fileChannelOpenReadCloseOnVirtualThreads"},
         {"uring4j", "jdk"}, {"uring4j transferTo", "jdk transferTo"}, {"uring4j transferTo", "jdk Files.copy"},
+        {"uring4j provider", "builtin provider"},
     };
 
     public boolean hasLatency() {

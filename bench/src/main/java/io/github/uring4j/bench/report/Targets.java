@@ -133,6 +133,15 @@ public final class Targets {
                 }
             }
         }
+        for (String what : new String[] {"indexing", "queries"}) {
+            Predicate<Section> lucene = s -> s.title.startsWith("Apache Lucene on the provider: " + what);
+            for (String directory : new String[] {"NIOFSDirectory", "MMapDirectory"}) {
+                String c = directory + " " + what;
+                add(out, "Apache Lucene, unchanged, " + c + " on the provider vs the built-in provider (no regression)",
+                        ratio(find(sections, lucene, "uring4j provider", c), find(sections, lucene, "builtin provider", c)),
+                        1.0);
+            }
+        }
         for (String threads : new String[] {"1 thread", "2 threads"}) {
             Predicate<Section> read = s -> s.title.startsWith("JMH JUringReadBenchmark") && s.title.endsWith(", " + threads);
             double worst = worstRatio(sections, read, "registeredFiles", "preOpenedFileChannels");

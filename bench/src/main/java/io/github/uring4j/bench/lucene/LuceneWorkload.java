@@ -1,4 +1,4 @@
-package io.github.uring4j.lucenecheck;
+package io.github.uring4j.bench.lucene;
 
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -9,6 +9,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Random;
 import java.util.Set;
 import org.apache.lucene.analysis.standard.StandardAnalyzer;
@@ -50,14 +51,15 @@ import org.apache.lucene.store.NIOFSDirectory;
 import org.apache.lucene.util.BytesRef;
 
 /**
- * An unchanged Lucene application, run by {@code LuceneOnProviderTest} in child JVMs with and without
- * {@code UringFileSystemProvider}: indexes a corpus generated from a seed (updates and deletes included, two
+ * An unchanged Lucene application, run by {@link LuceneCommand} (and the {@code lucenecheck} module's test) in child
+ * JVMs with and without {@code UringFileSystemProvider}: indexes a corpus generated from a seed (updates and deletes included, two
  * commits), checks the index, reopens it and runs a fixed set of queries, once with {@link NIOFSDirectory} and once
  * with {@link MMapDirectory}. It prints every result (hit counts, top documents with their scores and stored fields)
  * as {@code RESULT} lines, which must be identical whatever the provider, and its timings as {@code TIMING} lines.
  * <p>
  * Arguments: the directory to index into, the number of documents, the seed, the number of query rounds timed
- * (after half as many untimed). Indexing is timed from opening the writer to its last commit.
+ * (after half as many untimed), and optionally the documents of an untimed warm-up run first (default none).
+ * Indexing is timed from opening the writer to its last commit.
  */
 public final class LuceneWorkload {
     private static final String[] SYLLABLES = {"ka", "ri", "mo", "te", "su", "na", "lo", "pe", "vi", "da", "zu",
@@ -76,7 +78,7 @@ public final class LuceneWorkload {
     /**
      * Runs the workload.
      *
-     * @param args the directory, the number of documents, the seed, the number of query rounds
+     * @param args the directory, the number of documents, the seed, the number of query rounds[, warm-up documents]
      * @throws IOException if Lucene fails
      */
     public static void main(String[] args) throws IOException {
@@ -84,11 +86,22 @@ public final class LuceneWorkload {
         int docs = Integer.parseInt(args[1]);
         long seed = Long.parseLong(args[2]);
         int rounds = Integer.parseInt(args[3]);
+        int warmUp = args.length > 4 ? Integer.parseInt(args[4]) : 0;
         System.out.println("PROVIDER " + FileSystems.getDefault().provider().getClass().getName());
+        if (warmUp > 0) {
+            // untimed, unprinted: the same work on a smaller corpus of another seed, so that the JIT has compiled
+            // what the timed runs call (a fresh JVM spent most of the first few seconds of indexing compiling)
+            for (String kind : List.of("nio", "mmap")) {
+                Path dir = Files.createDirectories(base.resolve("warm-up-" + kind));
+                try (Directory d = kind.equals("nio") ? new NIOFSDirectory(dir) : new MMapDirectory(dir)) {
+                    run(kind, d, dir, warmUp, seed + 1, 2, false);
+                }
+            }
+        }
         for (String kind : List.of("nio", "mmap")) {
             Path dir = Files.createDirectories(base.resolve(kind));
             try (Directory d = kind.equals("nio") ? new NIOFSDirectory(dir) : new MMapDirectory(dir)) {
-                run(kind, d, dir, docs, seed, rounds);
+                run(kind, d, dir, docs, seed, rounds, true);
             }
         }
         if (FileSystems.getDefault().provider() instanceof io.github.uring4j.nio.UringFileSystemProvider) {
@@ -155,7 +168,9 @@ public final class LuceneWorkload {
         return c;
     }
 
-    static void run(String kind, Directory d, Path dir, int docs, long seed, int rounds) throws IOException {
+    static void run(String kind, Directory d, Path dir, int docs, long seed, int rounds, boolean print)
+            throws IOException {
+        java.io.PrintStream out = print ? System.out : new java.io.PrintStream(java.io.OutputStream.nullOutputStream());
         Random rnd = new Random(seed);
         List<String> vocab = vocabulary(rnd, 4000);
         long start = System.nanoTime();
@@ -177,27 +192,28 @@ public final class LuceneWorkload {
             w.commit();
         }
         long indexNanos = System.nanoTime() - start;
+        int indexed = docs + docs / 20 + docs / 10; // added, updated, added after the first commit
         String channel;
         try (FileChannel ch = FileChannel.open(dir.resolve(d.listAll()[0]), StandardOpenOption.READ)) {
             channel = ch.getClass().getName();
         }
-        System.out.println(kind + " DIRECTORY " + d.getClass().getSimpleName() + " CHANNEL " + channel);
+        out.println(kind + " DIRECTORY " + d.getClass().getSimpleName() + " CHANNEL " + channel);
         try (CheckIndex check = new CheckIndex(d)) {
             CheckIndex.Status status = check.checkIndex();
-            System.out.println(kind + " RESULT checkindex clean=" + status.clean + " segments="
+            out.println(kind + " RESULT checkindex clean=" + status.clean + " segments="
                     + status.numSegments);
         }
         try (DirectoryReader reader = DirectoryReader.open(d)) {
             IndexSearcher searcher = new IndexSearcher(reader);
-            System.out.println(kind + " RESULT reader maxDoc=" + reader.maxDoc() + " numDocs=" + reader.numDocs()
+            out.println(kind + " RESULT reader maxDoc=" + reader.maxDoc() + " numDocs=" + reader.numDocs()
                     + " leaves=" + reader.leaves().size());
             List<Query> queries = queries(vocab);
             for (int i = 0; i < queries.size(); i++) {
-                System.out.println(kind + " RESULT q" + i + " " + describe(searcher, queries.get(i)));
+                out.println(kind + " RESULT q" + i + " " + describe(searcher, queries.get(i)));
             }
             Sort byNum = new Sort(new SortField("num", SortField.Type.INT, true));
             TopDocs sorted = searcher.search(new TermQuery(new Term("category", "cat3")), 10, byNum);
-            System.out.println(kind + " RESULT sorted " + top(searcher, sorted));
+            out.println(kind + " RESULT sorted " + top(searcher, sorted));
             long hits = 0;
             for (int r = 0; r < rounds / 2; r++) { // warm-up, not timed
                 for (Query q : queries) {
@@ -211,8 +227,8 @@ public final class LuceneWorkload {
                 }
             }
             double seconds = (System.nanoTime() - qstart) / 1e9;
-            System.out.printf("%s TIMING docs=%d index_ms=%d queries=%d queries_per_s=%.0f (hits %d)%n", kind,
-                    docs, indexNanos / 1_000_000, rounds * queries.size(), rounds * queries.size() / seconds, hits);
+            out.printf(Locale.ROOT, "%s TIMING docs=%d indexed=%d index_ns=%d queries=%d query_ns=%d (hits %d)%n",
+                    kind, docs, indexed, indexNanos, rounds * queries.size(), (long) (seconds * 1e9), hits);
         }
     }
 

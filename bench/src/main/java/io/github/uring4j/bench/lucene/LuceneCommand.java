@@ -1,0 +1,238 @@
+package io.github.uring4j.bench.lucene;
+
+import io.github.uring4j.bench.UsageError;
+import io.github.uring4j.bench.common.Environment;
+import io.github.uring4j.bench.common.Result;
+import io.github.uring4j.bench.common.ResultFile;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code lucene}: Apache Lucene, unchanged ({@link LuceneWorkload}), on the JDK's built-in provider and on
+ * {@code UringFileSystemProvider} (named by {@code -Djava.nio.file.spi.DefaultFileSystemProvider}), each in a JVM of
+ * its own and taking turns, the first of a round alternating: indexing (from opening the writer to its last commit)
+ * and queries, with {@code NIOFSDirectory} and with {@code MMapDirectory}. Every result the workload prints (the
+ * index check, hit counts, top documents, scores, stored fields) must be the same in every run, or the command fails.
+ */
+@Command(name = "lucene", mixinStandardHelpOptions = true, versionProvider = io.github.uring4j.bench.Version.class,
+        description = "Apache Lucene, unchanged, indexing and searching on the built-in provider and on "
+                + "UringFileSystemProvider, each in its own JVM, taking turns: documents indexed per second and queries "
+                + "per second, NIOFSDirectory and MMapDirectory. Fails unless every run finds the same results.")
+public final class LuceneCommand implements Callable<Integer> {
+    static final String PROVIDER = "io.github.uring4j.nio.UringFileSystemProvider";
+    static final String BUILTIN = "builtin provider";
+    static final String URING = "uring4j provider";
+    private static final long SEED = 20261122L;
+    private static final long CHILD_TIMEOUT_SECONDS = 600;
+
+    @Option(names = "--dir", description = "Directory for the indexes (default: ${DEFAULT-VALUE}).")
+    Path dir = Path.of(System.getProperty("java.io.tmpdir"), "uring4j-lucene");
+
+    @Option(names = "--docs", description = "Documents in the corpus (default: ${DEFAULT-VALUE}).")
+    int docs = 5000;
+
+    @Option(names = "--queries", description = "Rounds of the query set timed in each run, after half as many "
+            + "untimed (default: ${DEFAULT-VALUE}).")
+    int queries = 100;
+
+    @Option(names = "--rounds", description = "Rounds; each runs both providers once (default: ${DEFAULT-VALUE}).")
+    int rounds = 2;
+
+    @Option(names = "--warm-up", description = "Documents indexed (and searched) untimed first in each JVM, on another "
+            + "corpus, so that the timed indexing is not mostly the JIT at work (default: half of --docs).")
+    Integer warmUp;
+
+    @Option(names = "--json", description = "Also write the rows to this JSON file.")
+    Path json;
+
+    @Option(names = {"-q", "--quiet"}, description = "No progress display.")
+    boolean quiet;
+
+    @Override
+    public Integer call() throws Exception {
+        List<Result> rows = run();
+        System.out.print(table(rows));
+        Environment env = Environment.capture(dir, "page cache (indexes written in the run)");
+        System.out.println("# " + env.oneLine());
+        if (json != null) {
+            new ResultFile("lucene", env, rows).write(json);
+        }
+        return 0;
+    }
+
+    /** What one child JVM printed: its results (to compare) and its figures. */
+    private record Run(List<String> results, Map<String, long[]> timings, String stats) {
+    }
+
+    /** Runs both providers {@link #rounds} times and returns the median rows (a line on stderr per run). */
+    public List<Result> run() throws Exception {
+        int warm = warmUp == null ? docs / 2 : warmUp;
+        if (docs < 100 || docs > 10_000_000 || queries < 2 || rounds < 1 || warm < 0 || warm > 10_000_000) {
+            throw new UsageError("--docs must be 100 to 10,000,000, --queries at least 2, --rounds at least 1, "
+                    + "--warm-up 0 to 10,000,000");
+        }
+        Files.createDirectories(dir);
+        Map<String, List<Run>> runs = new LinkedHashMap<>();
+        runs.put(BUILTIN, new ArrayList<>());
+        runs.put(URING, new ArrayList<>());
+        List<String> expected = null;
+        long start = System.nanoTime();
+        for (int round = 0; round < rounds; round++) {
+            List<String> order = round % 2 == 0 ? List.of(BUILTIN, URING) : List.of(URING, BUILTIN);
+            for (String which : order) {
+                if (!quiet) {
+                    System.err.printf(Locale.ROOT, "lucene: %.0fs elapsed, round %d of %d, %s: %,d documents%n",
+                            (System.nanoTime() - start) / 1e9, round + 1, rounds, which, docs);
+                }
+                Run r = child(which, dir.resolve("r" + round + "-" + (which.equals(URING) ? "uring4j" : "builtin")), warm);
+                if (expected == null) {
+                    expected = r.results;
+                } else if (!expected.equals(r.results)) {
+                    throw new IllegalStateException("Lucene found different results on the " + which + " (round "
+                            + (round + 1) + "): first difference " + firstDifference(expected, r.results));
+                }
+                runs.get(which).add(r);
+            }
+        }
+        List<Result> rows = new ArrayList<>();
+        for (String kind : List.of("nio", "mmap")) {
+            String directory = kind.equals("nio") ? "NIOFSDirectory" : "MMapDirectory";
+            for (boolean indexing : new boolean[] {true, false}) {
+                for (Map.Entry<String, List<Run>> e : runs.entrySet()) {
+                    double[] rates = e.getValue().stream().mapToDouble(r -> {
+                        long[] t = r.timings.get(kind);
+                        return indexing ? t[0] / (t[1] / 1e9) : t[2] / (t[3] / 1e9);
+                    }).sorted().toArray();
+                    String metric = indexing ? "docs_per_s" : "queries_per_s";
+                    Result row = new Result("lucene", e.getKey())
+                            .param("category", directory + (indexing ? " indexing" : " queries"))
+                            .param("docs", docs).param("runs", rates.length)
+                            .metric(metric, median(rates)).metric("min", rates[0]).metric("max", rates[rates.length - 1])
+                            .primary(metric, indexing ? "docs/s" : "queries/s");
+                    if (e.getKey().equals(URING)) {
+                        row.param("stats", e.getValue().get(e.getValue().size() - 1).stats);
+                    }
+                    rows.add(row);
+                }
+            }
+        }
+        return rows;
+    }
+
+    private static double median(double[] sorted) {
+        int n = sorted.length;
+        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    }
+
+    private static String firstDifference(List<String> a, List<String> b) {
+        for (int i = 0; i < Math.min(a.size(), b.size()); i++) {
+            if (!a.get(i).equals(b.get(i))) {
+                return "\"" + a.get(i) + "\" against \"" + b.get(i) + "\"";
+            }
+        }
+        return a.size() + " results against " + b.size();
+    }
+
+    /** Runs the workload in a JVM of its own (this one's launcher and class path) on one provider. */
+    private Run child(String which, Path indexDir, int warm) throws IOException, InterruptedException {
+        deleteTree(indexDir);
+        List<String> cmd = new ArrayList<>();
+        cmd.add(ProcessHandle.current().info().command()
+                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        cmd.add("--enable-native-access=ALL-UNNAMED");
+        cmd.add("-XX:+UseParallelGC");
+        if (which.equals(URING)) {
+            cmd.add("-Djava.nio.file.spi.DefaultFileSystemProvider=" + PROVIDER);
+        }
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), LuceneWorkload.class.getName(),
+                indexDir.toString(), String.valueOf(docs), String.valueOf(SEED), String.valueOf(queries),
+                String.valueOf(warm)));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        p.getOutputStream().close();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        Thread reader = Thread.ofPlatform().daemon().start(() -> {
+            try {
+                p.getInputStream().transferTo(out);
+            } catch (IOException e) {
+                // the process died: its exit status says so
+            }
+        });
+        try {
+            if (!p.waitFor(CHILD_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+                throw new IOException("Lucene on the " + which + " still running after " + CHILD_TIMEOUT_SECONDS + " s");
+            }
+            reader.join();
+        } finally {
+            p.destroyForcibly();
+            deleteTree(indexDir);
+        }
+        List<String> lines = out.toString(StandardCharsets.UTF_8).lines().toList();
+        if (p.exitValue() != 0) {
+            throw new IOException("Lucene on the " + which + " failed with exit status " + p.exitValue() + ":\n"
+                    + String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size())));
+        }
+        String provider = which.equals(URING) ? PROVIDER : "sun.nio.fs.LinuxFileSystemProvider";
+        if (!lines.contains("PROVIDER " + provider)) {
+            throw new IOException("Lucene on the " + which + " did not run on " + provider + ": " + lines);
+        }
+        List<String> results = new ArrayList<>();
+        Map<String, long[]> timings = new LinkedHashMap<>();
+        String stats = "";
+        for (String l : lines) {
+            if (l.contains(" RESULT ")) {
+                results.add(l);
+            } else if (l.contains(" TIMING ")) {
+                timings.put(l.substring(0, l.indexOf(' ')), new long[] {field(l, "indexed"), field(l, "index_ns"),
+                    field(l, "queries"), field(l, "query_ns")});
+            } else if (l.startsWith("STATS ")) {
+                stats = l.substring(6);
+            }
+        }
+        if (!timings.keySet().equals(java.util.Set.of("nio", "mmap")) || results.isEmpty()) {
+            throw new IOException("Lucene on the " + which + " printed no results or timings: " + lines);
+        }
+        return new Run(results, timings, stats);
+    }
+
+    private static long field(String line, String name) {
+        return Arrays.stream(line.split(" ")).filter(w -> w.startsWith(name + "=")).findFirst()
+                .map(w -> Long.parseLong(w.substring(name.length() + 1)))
+                .orElseThrow(() -> new IllegalStateException("no " + name + " in " + line));
+    }
+
+    private static void deleteTree(Path p) throws IOException {
+        if (!Files.exists(p)) {
+            return;
+        }
+        try (Stream<Path> s = Files.walk(p)) {
+            for (Path x : s.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(x);
+            }
+        }
+    }
+
+    /** The rows as a plain-text table. */
+    public static String table(List<Result> rows) {
+        StringBuilder b = new StringBuilder(String.format(Locale.ROOT, "%-26s %-18s %16s%n", "case", "strategy", "rate"));
+        for (Result r : rows) {
+            b.append(String.format(Locale.ROOT, "%-26s %-18s %,12.0f %s%n", r.params.get("category"), r.strategy,
+                    r.primaryValue(), r.primaryUnit));
+        }
+        return b.toString();
+    }
+}
