@@ -32,8 +32,12 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * An {@link AsynchronousFileChannel} with the JDK's semantics whose reads and writes are io_uring operations: no
  * thread waits for the device. Completion handlers run on the executor named at open (as the JDK's do), or on a
- * shared pool of daemon threads; never on the event loop, so a handler may block. {@code size}, {@code truncate}
- * and {@code force} are system calls of the calling thread; the locks are the JDK's own.
+ * shared pool of daemon threads; never on the event loop, so a handler may block. Once the executor named at open
+ * is shut down, reads, writes and locks are refused as the JDK's channel refuses them
+ * ({@code RejectedExecutionException}; {@code ShutdownChannelGroupException} for a handler whose result is known at
+ * once); an operation started before still ends, its handler on the shared pool if that executor refuses it.
+ * {@code size}, {@code truncate} and {@code force} are system calls of the calling thread; the locks are the JDK's
+ * own.
  */
 public final class UringAsynchronousFileChannel extends AsynchronousFileChannel {
     private static final AtomicInteger POOL_THREADS = new AtomicInteger();
@@ -141,14 +145,17 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
             throw new IllegalArgumentException("Read-only buffer");
         }
         if (!isOpen()) {
+            refuseHandlerIfShutDown(op);
             op.fail(new ClosedChannelException());
             return;
         }
         Objects.requireNonNull(buf, read ? "dst" : "src");
         if (!buf.hasRemaining()) {
+            refuseHandlerIfShutDown(op);
             op.succeed(0);
             return;
         }
+        refuseIfShutDown();
         FileHandle h;
         try {
             h = file.ringHandle();
@@ -224,6 +231,7 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
     private void lock(long position, long size, boolean shared, Op<FileLock, ?> op) {
         checkAccess(shared);
         if (!isOpen()) {
+            refuseHandlerIfShutDown(op);
             op.fail(new ClosedChannelException()); // the JDK's order: a closed channel before the arguments
             return;
         }
@@ -232,6 +240,10 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
         try {
             FileLock now = file.jdkChannel().tryLock(position, size, shared);
             if (now != null) {
+                if (executorShutDown()) {
+                    now.release(); // as the JDK's channel takes its lock back out of its table
+                    refuseIfShutDown();
+                }
                 op.succeedLater(new Lock(this, now)); // the handler still runs on the channel's executor
                 return;
             }
@@ -241,6 +253,7 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
             op.fail(e);
             return;
         }
+        refuseIfShutDown();
         // Another process holds it: waiting is a blocking call of the JDK's channel, made on a handler thread.
         handlers.execute(() -> {
             try {
@@ -251,6 +264,33 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
                 op.failHere(isOpen() ? e : new java.nio.channels.AsynchronousCloseException());
             }
         });
+    }
+
+    /** True when the executor named at open has been shut down (the library's own pool never is). */
+    private boolean executorShutDown() {
+        return handlers != DEFAULT_POOL && handlers.isShutdown();
+    }
+
+    /**
+     * The JDK's channel hands every read, write and lock to the executor named at open, so one that is shut down
+     * refuses the call with its {@code RejectedExecutionException}; so does this channel. (What was started before
+     * completes: its handler runs, on the library's pool if that executor refuses it.)
+     */
+    private void refuseIfShutDown() {
+        if (executorShutDown()) {
+            throw new java.util.concurrent.RejectedExecutionException(
+                    "the executor given to AsynchronousFileChannel.open is shut down");
+        }
+    }
+
+    /**
+     * A result known at once (a closed channel, an empty buffer) goes to a handler through the executor named at
+     * open; the JDK's channel says {@code ShutdownChannelGroupException} when that executor is shut down.
+     */
+    private void refuseHandlerIfShutDown(Op<?, ?> op) {
+        if (op.handler != null && executorShutDown()) {
+            throw new java.nio.channels.ShutdownChannelGroupException();
+        }
     }
 
     @Override

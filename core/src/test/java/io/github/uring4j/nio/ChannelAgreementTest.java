@@ -734,6 +734,60 @@ class ChannelAgreementTest {
 
     // ================================================================================= asynchronous channel
 
+    /**
+     * The executor named at open, shut down before a call: the JDK's channel hands each operation to it and so throws
+     * its {@code RejectedExecutionException} from the call (a closed channel's handler call: the JDK's
+     * {@code ShutdownChannelGroupException}); what already runs on it still completes.
+     */
+    @Test
+    void aShutDownExecutorIsSaidAsTheJdkSaysIt() throws Exception {
+        agree("async-shut-down-executor", (kind, d, out) -> {
+            Path p = d.resolve("f");
+            Files.write(p, pattern(100, 17));
+            java.util.concurrent.ExecutorService ex = java.util.concurrent.Executors.newFixedThreadPool(2);
+            try (AsynchronousFileChannel ch = kind.openAsync(p, Set.of(READ, WRITE), ex)) {
+                out.add("before: " + outcome(() -> get(ch.read(ByteBuffer.allocate(5), 0))));
+                ex.shutdown();
+                out.add("read future: " + outcome(() -> get(ch.read(ByteBuffer.allocate(5), 0))));
+                out.add("read handler: " + outcome(() -> handled(h -> ch.read(ByteBuffer.allocate(5), 0, "r", h))));
+                out.add("write future: " + outcome(() -> get(ch.write(ByteBuffer.wrap(pattern(5, 18)), 0))));
+                out.add("write handler: " + outcome(() -> handled(h -> ch.write(ByteBuffer.wrap(pattern(5, 18)), 0, "w", h))));
+                out.add("read(empty) future: " + outcome(() -> get(ch.read(ByteBuffer.allocate(0), 0))));
+                out.add("read(empty) handler: " + outcome(() -> handled(h -> ch.read(ByteBuffer.allocate(0), 0, "r", h))));
+                out.add("read(-1): " + outcome(() -> ch.read(ByteBuffer.allocate(5), -1)));
+                out.add("read(read-only): " + outcome(() -> ch.read(ByteBuffer.allocate(5).asReadOnlyBuffer(), 0)));
+                out.add("lock future: " + outcome(() -> get(ch.lock())));
+                out.add("lock handler: " + outcome(() -> {
+                    CompletableFuture<String> f = new CompletableFuture<>();
+                    ch.lock("l", new java.nio.channels.CompletionHandler<java.nio.channels.FileLock, String>() {
+                        @Override
+                        public void completed(java.nio.channels.FileLock l, String a) {
+                            f.complete("locked");
+                        }
+
+                        @Override
+                        public void failed(Throwable t, String a) {
+                            f.complete("failed " + t.getClass().getName());
+                        }
+                    });
+                    return f.get(Conform.WAIT_SECONDS, TimeUnit.SECONDS);
+                }));
+                out.add("tryLock: " + outcome(() -> {
+                    java.nio.channels.FileLock l = ch.tryLock();
+                    l.release();
+                    return "released";
+                }));
+                out.add("size: " + outcome(ch::size));
+                ch.close();
+                out.add("closed, read future: " + outcome(() -> get(ch.read(ByteBuffer.allocate(5), 0))));
+                out.add("closed, read handler: " + outcome(() -> handled(h -> ch.read(ByteBuffer.allocate(5), 0, "r", h))));
+            } finally {
+                ex.shutdownNow();
+            }
+            out.add("then " + state(p));
+        });
+    }
+
     /** An action on an asynchronous channel; what returns a future is waited for. */
     @FunctionalInterface
     interface AsyncAction {
