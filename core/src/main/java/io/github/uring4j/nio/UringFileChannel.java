@@ -1331,13 +1331,32 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
 
     // ============================================================================================ transfers
 
-    /**
-     * An empty buffer for asking a JDK {@code FileChannel} (from {@code FileInputStream.getChannel()}, say) whether it
-     * reads or writes: the JDK's {@code transferTo}/{@code transferFrom} check that of their own channels before their
-     * arguments and before finding there is nothing to move, and the answer is not visible from outside; a transfer of
-     * no bytes checks it first and moves nothing.
-     */
+    /** What {@link #checkJdkChannel} transfers. */
     private static final ByteBuffer NOTHING = ByteBuffer.allocate(0);
+
+    /**
+     * The far side of a transfer, when it is one of the JDK's own channels (from {@code FileInputStream.getChannel()},
+     * say): {@code NonWritableChannelException} when {@code write} and it cannot be written, or
+     * {@code NonReadableChannelException} when it cannot be read. The JDK's {@code transferTo}/{@code transferFrom}
+     * check that of their own channels before their arguments and before finding there is nothing to move, and the
+     * answer is not visible from outside: a transfer of no bytes checks it first and moves nothing.
+     */
+    private void checkJdkChannel(Channel other, boolean write) throws IOException {
+        if (!(other instanceof FileChannel fc) || !Builtin.isJdks(fc)) {
+            return;
+        }
+        try {
+            if (write) {
+                fc.write(NOTHING.duplicate());
+            } else {
+                fc.read(NOTHING.duplicate());
+            }
+        } catch (ClosedChannelException e) {
+            throw transferFailed(e, other);
+        } catch (IOException e) {
+            // not what is asked here (an O_DIRECT channel at an unaligned position): the transfer meets it if it moves bytes
+        }
+    }
 
     @Override
     public long transferTo(long position, long count, WritableByteChannel target) throws IOException {
@@ -1353,15 +1372,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         if (target instanceof UringFileChannel u && !u.writable) {
             throw new NonWritableChannelException();
         }
-        try {
-            if (target instanceof FileChannel fc && Builtin.isJdks(fc)) {
-                fc.write(NOTHING.duplicate()); // NonWritableChannelException before anything else, as the JDK's checks
-            }
-        } catch (ClosedChannelException e) {
-            throw transferFailed(e, target);
-        } catch (IOException e) {
-            // not what is asked here (an O_DIRECT channel at an unaligned position): the transfer meets it if it moves bytes
-        }
+        checkJdkChannel(target, true);
         if (position < 0 || count < 0) {
             throw new IllegalArgumentException();
         }
@@ -1428,15 +1439,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         if (src instanceof UringFileChannel u && !u.readable) {
             throw new NonReadableChannelException();
         }
-        try {
-            if (src instanceof FileChannel fc && Builtin.isJdks(fc)) {
-                fc.read(NOTHING.duplicate()); // NonReadableChannelException before anything else, as the JDK's checks
-            }
-        } catch (ClosedChannelException e) {
-            throw transferFailed(e, src);
-        } catch (IOException e) {
-            // not what is asked here (an O_DIRECT channel at an unaligned position): the transfer meets it if it moves bytes
-        }
+        checkJdkChannel(src, false);
         if (!writable) {
             throw new NonWritableChannelException();
         }

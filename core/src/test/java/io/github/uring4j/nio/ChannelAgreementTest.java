@@ -479,6 +479,28 @@ class ChannelAgreementTest {
         };
     }
 
+    /** Each of the open options a random sequence may use, with a chance of one in three. */
+    private static Set<OpenOption> randomOptions(java.util.Random r) {
+        Set<OpenOption> options = new LinkedHashSet<>();
+        for (OpenOption o : List.of(READ, WRITE, APPEND, TRUNCATE_EXISTING, CREATE,
+                java.nio.file.StandardOpenOption.SPARSE, SYNC, DSYNC)) {
+            if (r.nextInt(3) == 0) {
+                options.add(o);
+            }
+        }
+        return options;
+    }
+
+    /** What lock was taken ({@code none} for no lock), after releasing it. */
+    private static String released(java.nio.channels.FileLock l) throws IOException {
+        if (l == null) {
+            return "none";
+        }
+        String t = l.isShared() ? "shared" : "exclusive";
+        l.release();
+        return t;
+    }
+
     /** A buffer of one of four kinds (heap, direct, and each read-only), with a random window. */
     private static ByteBuffer buffer(java.util.Random r) {
         int cap = r.nextInt(5) == 0 ? 0 : r.nextInt(9000);
@@ -560,14 +582,7 @@ class ChannelAgreementTest {
                 int inFile = (int) Math.max(0, Math.min(m.capacity(), ch.size() - a1));
                 yield m.capacity() + " " + contents(m.limit(inFile));
             }
-            default -> {
-                java.nio.channels.FileLock l = ch.tryLock(a1, a2, shared);
-                String t = l == null ? "none" : l.isShared() ? "shared" : "exclusive";
-                if (l != null) {
-                    l.release();
-                }
-                yield t;
-            }
+            default -> released(ch.tryLock(a1, a2, shared));
         });
         return name + ": " + o;
     }
@@ -579,19 +594,12 @@ class ChannelAgreementTest {
      */
     @Test
     void randomSequencesOfCallsAgreeForFileChannel() throws Exception {
-        List<java.nio.file.StandardOpenOption> all = List.of(READ, WRITE, APPEND, TRUNCATE_EXISTING, CREATE,
-                java.nio.file.StandardOpenOption.SPARSE, SYNC, DSYNC);
         for (int part = 0; part < 10; part++) {
             int first = part * 100;
             agree("random-" + first, (kind, d, out) -> {
                 for (int seed = first; seed < first + 100; seed++) {
                     java.util.Random r = new java.util.Random(seed);
-                    Set<OpenOption> options = new LinkedHashSet<>();
-                    for (OpenOption o : all) {
-                        if (r.nextInt(3) == 0) {
-                            options.add(o);
-                        }
-                    }
+                    Set<OpenOption> options = randomOptions(r);
                     Path p = d.resolve("f" + seed);
                     Path q = d.resolve("g" + seed);
                     Files.write(p, pattern(r.nextInt(3) == 0 ? 0 : r.nextInt(30_000), seed));
@@ -664,15 +672,8 @@ class ChannelAgreementTest {
                 ch.force(a1 % 2 == 0);
                 yield "done";
             }
-            case 7, 8 -> {
-                java.nio.channels.FileLock l = op == 7 ? (java.nio.channels.FileLock) get(ch.lock(a1, a2, shared))
-                        : ch.tryLock(a1, a2, shared);
-                String t = l == null ? "none" : l.isShared() ? "shared" : "exclusive";
-                if (l != null) {
-                    l.release();
-                }
-                yield t;
-            }
+            case 7 -> released((java.nio.channels.FileLock) get(ch.lock(a1, a2, shared)));
+            case 8 -> released(ch.tryLock(a1, a2, shared));
             default -> {
                 CompletableFuture<java.nio.channels.FileLock> f = new CompletableFuture<>();
                 ch.lock(a1, a2, shared, "l", new java.nio.channels.CompletionHandler<java.nio.channels.FileLock, String>() {
@@ -686,10 +687,7 @@ class ChannelAgreementTest {
                         f.completeExceptionally(t);
                     }
                 });
-                java.nio.channels.FileLock l = (java.nio.channels.FileLock) get(f);
-                String t = l.isShared() ? "shared" : "exclusive";
-                l.release();
-                yield t;
+                yield released((java.nio.channels.FileLock) get(f));
             }
         });
         return name + ": " + o;
@@ -698,19 +696,12 @@ class ChannelAgreementTest {
     /** As {@link #randomSequencesOfCallsAgreeForFileChannel}, for the asynchronous channel (futures and handlers). */
     @Test
     void randomSequencesOfCallsAgreeForAsynchronousFileChannel() throws Exception {
-        List<java.nio.file.StandardOpenOption> all = List.of(READ, WRITE, APPEND, TRUNCATE_EXISTING, CREATE,
-                java.nio.file.StandardOpenOption.SPARSE, SYNC, DSYNC);
         for (int part = 0; part < 5; part++) {
             int first = part * 100;
             agree("random-async-" + first, (kind, d, out) -> {
                 for (int seed = first; seed < first + 100; seed++) {
                     java.util.Random r = new java.util.Random(seed);
-                    Set<OpenOption> options = new LinkedHashSet<>();
-                    for (OpenOption o : all) {
-                        if (r.nextInt(3) == 0) {
-                            options.add(o);
-                        }
-                    }
+                    Set<OpenOption> options = randomOptions(r);
                     Path p = d.resolve("f" + seed);
                     Files.write(p, pattern(r.nextInt(3) == 0 ? 0 : r.nextInt(30_000), seed));
                     out.add("seed " + seed + " " + options);
