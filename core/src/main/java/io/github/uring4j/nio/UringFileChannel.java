@@ -1660,10 +1660,10 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
     public MemorySegment map(MapMode mode, long offset, long size, Arena arena) throws IOException {
         Objects.requireNonNull(mode, "Mode is null");
         Objects.requireNonNull(arena, "Arena is null");
-        // the JDK's order: the arena (closed, or confined to another thread), the range, then the channel
-        if (!arena.scope().isAlive()) {
-            throw new IllegalStateException("Already closed");
-        }
+        // the JDK's order: the arena (closed, or confined to another thread), the range, then the channel; an empty
+        // segment of the arena makes the arena's own check (IllegalStateException, WrongThreadException), allocating
+        // nothing and registering nothing with it
+        MemorySegment.NULL.reinterpret(0, arena, null);
         if (offset < 0) {
             throw new IllegalArgumentException("Requested bytes offset must be >= 0.");
         }

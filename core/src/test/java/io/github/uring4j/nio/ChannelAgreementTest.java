@@ -466,6 +466,95 @@ class ChannelAgreementTest {
         });
     }
 
+    /** How {@link #everyMapModeRangeAndArenaAgrees} maps: a buffer, or a segment of one kind of arena. */
+    enum MapArena {
+        NONE, GLOBAL, AUTO, SHARED, CONFINED, CLOSED, CONFINED_TO_ANOTHER_THREAD;
+
+        Arena make() {
+            return switch (this) {
+                case GLOBAL -> Arena.global();
+                case AUTO -> Arena.ofAuto();
+                case SHARED -> Arena.ofShared();
+                case CLOSED -> {
+                    Arena a = Arena.ofShared();
+                    a.close();
+                    yield a;
+                }
+                default -> Arena.ofConfined();
+            };
+        }
+    }
+
+    /** One map: its size and access, after reading and (where it may) writing its first byte. */
+    private static Object map(FileChannel ch, MapMode mode, long offset, long size, MapArena how) throws Exception {
+        if (how == MapArena.NONE) {
+            java.nio.MappedByteBuffer m = ch.map(mode, offset, size);
+            if (m.capacity() > 0) {
+                m.get(0);
+                if (!m.isReadOnly()) {
+                    m.put(0, (byte) 7);
+                }
+            }
+            return "buffer[" + m.capacity() + (m.isReadOnly() ? " read-only]" : "]");
+        }
+        Arena arena = how.make();
+        if (how == MapArena.CONFINED_TO_ANOTHER_THREAD) {
+            CompletableFuture<String> f = new CompletableFuture<>();
+            Thread.ofPlatform().start(() -> f.complete(outcome(() -> ch.map(mode, offset, size, arena).byteSize())))
+                    .join();
+            arena.close();
+            return f.get();
+        }
+        java.lang.foreign.MemorySegment s = ch.map(mode, offset, size, arena);
+        String d = "segment[" + s.byteSize() + (s.isReadOnly() ? " read-only]" : "]");
+        if (s.byteSize() > 0) {
+            s.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 0);
+            if (!s.isReadOnly()) {
+                s.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 0, (byte) 9);
+            }
+        }
+        if (how == MapArena.SHARED || how == MapArena.CONFINED) {
+            arena.close();
+        }
+        return d;
+    }
+
+    /**
+     * {@code map} in every mode, over ranges inside, at and past the end, negative and too large, as a buffer and as a
+     * segment of every kind of arena (closed, confined to another thread included), on channels of every access:
+     * the same answers, in the same order of checks, and the same file afterwards (its size and first byte).
+     */
+    @Test
+    void everyMapModeRangeAndArenaAgrees() throws Exception {
+        List<Set<OpenOption>> accesses = List.of(Set.of(READ), Set.of(WRITE), Set.of(READ, WRITE), Set.of(WRITE, APPEND));
+        long[][] ranges = {{0, 100}, {0, 0}, {50, 100}, {-1, 10}, {0, -1}, {0, Integer.MAX_VALUE + 1L},
+            {Long.MAX_VALUE, 1}, {200, 100}, {4096, 4096}};
+        agree("map", (kind, d, out) -> {
+            int i = 0;
+            for (Set<OpenOption> access : accesses) {
+                for (MapMode mode : new MapMode[] {MapMode.READ_ONLY, MapMode.READ_WRITE, MapMode.PRIVATE}) {
+                    for (long[] range : ranges) {
+                        for (MapArena how : MapArena.values()) {
+                            Path p = d.resolve(String.valueOf(i++));
+                            Files.write(p, new byte[150]);
+                            String line = access + " " + mode + " " + range[0] + "+" + range[1] + " " + how + ": ";
+                            try (FileChannel ch = kind.open(p, access)) {
+                                line += outcome(() -> map(ch, mode, range[0], range[1], how)) + " size " + ch.size();
+                            }
+                            long size = Files.size(p);
+                            int first;
+                            try (java.io.InputStream in = Files.newInputStream(p)) {
+                                first = in.read();
+                            }
+                            out.add(line + " then " + size + " bytes, the first " + first);
+                            Files.delete(p); // a 2 GiB map grew it
+                        }
+                    }
+                }
+            }
+        });
+    }
+
     // ===================================================================================== random sequences
 
     /** Arguments a caller may pass: the edges and ordinary values. */
