@@ -72,8 +72,16 @@ public final class Rules {
                 return new AsynchronousCloseException();
             }
         }
-        boolean direct = r.handle != null ? r.handle.direct : r.open != null && r.open.direct();
+        // an EINVAL of an O_DIRECT file is about alignment only for a transfer (or, opening, the file system's support)
+        boolean direct = r.handle != null ? r.handle.direct && transfers(r.kind) : r.open != null && r.open.direct();
         return errors.error(e, r.name(), r.pathForErrors(), offsetOf(r), direct);
+    }
+
+    private static boolean transfers(int kind) {
+        return switch (kind) {
+            case Request.READ, Request.WRITE, Request.READV, Request.WRITEV, Request.WRITE_SYNC -> true;
+            default -> false;
+        };
     }
 
     /** The file offset an error message names, or -1 for operations without one. */

@@ -521,6 +521,11 @@ public final class AsyncFile implements AutoCloseable {
         if (length < 0) {
             throw new IllegalArgumentException("negative length: " + length);
         }
+        if (position + length < 0) {
+            // past the largest file offset: the kernel's answer would depend on the call and the backend
+            throw new IllegalArgumentException("position + length past the largest file offset: " + position + " + "
+                    + length);
+        }
         if (kind == Request.ALLOCATE) {
             checkWritable();
         }

@@ -78,7 +78,7 @@ final class Copies {
             long done = 0;
             Throwable failure = null;
             try (Arena a = Arena.ofConfined()) {
-                done = copy(a, inFd, position, outFd, targetPosition, count, from.handle.path, to.handle.path);
+                done = copy(a, inFd, position, outFd, targetPosition, count, from.handle, to.handle);
             } catch (Throwable t) {
                 failure = t;
             } finally {
@@ -101,9 +101,17 @@ final class Copies {
         return result;
     }
 
+    /** What an {@code EINVAL} of an {@code O_DIRECT} file means in a copy. */
+    private static String directHint(int errno, FileHandle f) {
+        return errno == Errno.EINVAL && f.direct ? " (an O_DIRECT file: the copy's offsets and length must be multiples of"
+                + " its direct-I/O alignment, AsyncFile.directIoAlignment())" : "";
+    }
+
     /** Copies on this thread; the bytes copied (fewer than {@code count} when the source ends first). */
-    private static long copy(Arena a, int in, long inPos, int out, long outPos, long count, String inPath,
-            String outPath) throws IOException {
+    private static long copy(Arena a, int in, long inPos, int out, long outPos, long count, FileHandle from,
+            FileHandle to) throws IOException {
+        String inPath = from.path;
+        String outPath = to.path;
         MemorySegment capture = LeanCalls.allocateCapture(a);
         MemorySegment offsets = a.allocate(16, 8);
         long done = 0;
@@ -121,7 +129,7 @@ final class Copies {
                 continue;
             }
             if (n == -Errno.EXDEV || n == -Errno.EINVAL || n == -Errno.EOPNOTSUPP || n == -Errno.ENOSYS) {
-                return done + buffered(a, capture, in, inPos + done, out, outPos + done, count - done, inPath, outPath);
+                return done + buffered(a, capture, in, inPos + done, out, outPos + done, count - done, from, to);
             }
             if (n < 0) {
                 throw new FileIOException((int) -n, "copy_file_range", inPath, inPos + done,
@@ -137,7 +145,9 @@ final class Copies {
     }
 
     private static long buffered(Arena a, MemorySegment capture, int in, long inPos, int out, long outPos, long count,
-            String inPath, String outPath) throws IOException {
+            FileHandle from, FileHandle to) throws IOException {
+        String inPath = from.path;
+        String outPath = to.path;
         MemorySegment buf = a.allocate(CHUNK, 4096);
         MemorySegment iov = a.allocate(16, 8);
         long done = 0;
@@ -151,7 +161,7 @@ final class Copies {
             }
             if (r < 0) {
                 throw new FileIOException((int) -r, "pread", inPath, inPos + done, Errno.name((int) -r)
-                        + " reading " + inPath + " at " + (inPos + done) + " for a copy");
+                        + " reading " + inPath + " at " + (inPos + done) + " for a copy" + directHint((int) -r, from));
             }
             if (r == 0) {
                 break;
@@ -167,7 +177,7 @@ final class Copies {
                 if (n <= 0) {
                     int e = n == 0 ? Errno.EIO : (int) -n;
                     throw new FileIOException(e, "pwrite", outPath, outPos + done + w, Errno.name(e) + " writing "
-                            + outPath + " at " + (outPos + done + w) + " for a copy");
+                            + outPath + " at " + (outPos + done + w) + " for a copy" + directHint(e, to));
                 }
                 w += n;
             }

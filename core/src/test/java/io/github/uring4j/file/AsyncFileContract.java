@@ -319,6 +319,63 @@ abstract class AsyncFileContract {
         }
     }
 
+    /**
+     * An {@code O_DIRECT} file's errors name alignment where alignment is what the kernel refused: a copy from an
+     * unaligned offset says so; a range past the largest file offset is refused at once, and says what it is.
+     */
+    @Test
+    void directFilesErrorsNameAlignmentOnlyWhereItIsTheCause() throws Exception {
+        Path p = file("direct-errors", pattern(64 * 1024, 8));
+        AsyncFile f;
+        try {
+            f = open(p, StandardOpenOption.READ, StandardOpenOption.WRITE, FileOption.DIRECT);
+        } catch (FileIOException e) {
+            Assumptions.abort("O_DIRECT not supported on " + dir + ": " + e.getMessage());
+            return;
+        }
+        try (f; AsyncFile g = open(file("direct-errors-target", new byte[0]), StandardOpenOption.WRITE)) {
+            Throwable copy = failure(f.transferTo(76, 1000, g, 0));
+            assertInstanceOf(FileIOException.class, copy);
+            assertTrue(copy.getMessage().contains("O_DIRECT") && copy.getMessage().contains("alignment"), copy.toString());
+            for (long[] range : new long[][] {{Long.MAX_VALUE, 1}, {1, Long.MAX_VALUE}}) {
+                IllegalArgumentException sync = assertThrows(IllegalArgumentException.class,
+                        () -> f.syncRange(range[0], range[1]));
+                assertTrue(sync.getMessage().contains("largest file offset"), sync.getMessage());
+                assertThrows(IllegalArgumentException.class, () -> f.allocate(range[0], range[1]));
+                assertThrows(IllegalArgumentException.class, () -> f.advise(range[0], range[1], Advice.DONTNEED));
+            }
+        }
+    }
+
+    /**
+     * A range longer than an SQE's 32-bit length (5 GiB here) is advised whole: a page cached past 4 GiB is dropped by
+     * {@code DONTNEED} of {@code [0, 5 GiB)}, as the system call drops it.
+     */
+    @Test
+    void adviceOverMoreThanFourGibibytesCoversTheWholeRange() throws Exception {
+        Path p = file("sparse", new byte[0]);
+        long at = 4L << 30 | 1L << 29; // 4.5 GiB, in a sparse file
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(p, StandardOpenOption.WRITE)) {
+            ch.write(ByteBuffer.wrap(pattern(4096, 9)), at);
+            ch.force(true); // clean pages only are dropped
+        }
+        try (AsyncFile f = open(p, StandardOpenOption.READ)) {
+            assertEquals(4096, get(f.read(ByteBuffer.allocate(4096), at)));
+            assertTrue(cached(p, at), "the page is cached before the advice");
+            get(f.advise(0, 5L << 30, Advice.DONTNEED));
+            assertFalse(cached(p, at), "the page past 4 GiB is still cached after DONTNEED of [0, 5 GiB)");
+        }
+    }
+
+    /** Whether the page of {@code p} at {@code at} is in the page cache ({@code mincore} of a fresh mapping). */
+    private static boolean cached(Path p, long at) throws java.io.IOException {
+        // the mapping is gone before anything is advised: the kernel drops no page a process maps
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(p, StandardOpenOption.READ);
+                java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+            return ch.map(java.nio.channels.FileChannel.MapMode.READ_ONLY, at, 4096, arena).isLoaded();
+        }
+    }
+
     // ------------------------------------------------------------------------------------------ case 9
 
     @Test

@@ -257,16 +257,20 @@ final class Encoder {
                 yield ring.nextSqe().ftruncate(t, r.arg);
             }
             case Request.ALLOCATE -> ring.nextSqe().fallocate(t, 0, r.position, r.arg);
-            case Request.ADVISE -> ring.nextSqe().fadvise(t, r.position, (int) Math.min(r.arg, Integer.MAX_VALUE),
-                    r.flags);
-            // A range too long for the SQE's length becomes 0, "to the end of the file": more, never less.
-            case Request.SYNC_RANGE -> ring.nextSqe().syncFileRange(t, r.position,
-                    r.arg > Integer.MAX_VALUE ? 0 : (int) r.arg, r.flags);
+            // The SQE's length is 32 bits, unsigned: a range longer than that becomes 0, "to the end of the file",
+            // as both calls read it: more, never less.
+            case Request.ADVISE -> ring.nextSqe().fadvise(t, r.position, len32OrToTheEnd(r.arg), r.flags);
+            case Request.SYNC_RANGE -> ring.nextSqe().syncFileRange(t, r.position, len32OrToTheEnd(r.arg), r.flags);
             default -> throw new IllegalStateException("request kind " + r.kind);
         };
         if (e != null) {
             count(e, s, Slot.MAIN);
         }
+    }
+
+    /** {@code length} as the SQE's unsigned 32-bit length, or 0 ("to the end of the file") when it is longer. */
+    static int len32OrToTheEnd(long length) {
+        return length > 0xFFFF_FFFFL ? 0 : (int) length;
     }
 
     /** Before Linux 6.9 there is no IORING_OP_FTRUNCATE: the call runs on a helper thread, never on the loop. */
