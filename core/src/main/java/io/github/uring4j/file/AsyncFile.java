@@ -76,7 +76,9 @@ import java.util.concurrent.CompletionException;
  * {@link java.nio.channels.InterruptedByTimeoutException} (a duration too long to count in nanoseconds waits for
  * about 292 years). The threads backend cannot interrupt a blocking call: it reports the timeout on time and lets
  * the call finish on its worker, keeping the buffer until then (a timed-out read may still have filled it, a
- * timed-out write may still have written).
+ * timed-out write may still have written). {@link Duration#ZERO} (counted as one nanosecond) lets only an operation
+ * that ends at once succeed: on io_uring one the kernel completes without waiting (a read from the page cache), on
+ * the threads backend, whose timer runs beside its workers, practically none.
  *
  * <h2>Closing</h2>
  * {@link #close()} cancels what is in flight on the file and closes it; it never waits for a free slot or for
