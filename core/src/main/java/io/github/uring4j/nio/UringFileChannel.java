@@ -547,6 +547,11 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
 
     /** Longest read copied from the mapping; longer ones amortise their system call anyway. */
     private static final int MAPPED_MAX = 256 * 1024;
+    /**
+     * Buffers with bytes to move that one scattering read or gathering write takes, as the JDK's channel takes at most
+     * {@code IOV_MAX} (1024 on Linux) and leaves the rest to the next call; the buffers past them are not looked at.
+     */
+    private static final int IOV_MAX = 1024;
     /** Positional reads a channel makes before it maps its file. */
     private static final int MAP_AFTER = 16;
 
@@ -678,16 +683,18 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
                 checkPositionAligned(position0());
             }
             long total = 0;
-            for (int i = offset; i < offset + length; i++) {
-                ByteBuffer b = Objects.requireNonNull(dsts[i]);
+            int end = offset;
+            for (int used = 0; end < offset + length && used < IOV_MAX; end++) {
+                ByteBuffer b = Objects.requireNonNull(dsts[end]);
                 if (b.isReadOnly()) {
                     throw new IllegalArgumentException("Read-only buffer");
                 }
                 if (direct) {
                     checkBuffer(b, b.remaining());
                 }
+                used += b.hasRemaining() ? 1 : 0;
             }
-            for (int i = offset; i < offset + length; i++) {
+            for (int i = offset; i < end; i++) {
                 ByteBuffer b = dsts[i];
                 if (!b.hasRemaining()) {
                     continue;
@@ -882,13 +889,15 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
             if (direct) {
                 checkPositionAligned(position0());
             }
-            for (int i = offset; i < offset + length; i++) {
-                ByteBuffer b = Objects.requireNonNull(srcs[i]);
+            int end = offset;
+            for (int used = 0; end < offset + length && used < IOV_MAX; end++) {
+                ByteBuffer b = Objects.requireNonNull(srcs[end]);
                 if (direct) {
                     checkBuffer(b, b.remaining());
                 }
+                used += b.hasRemaining() ? 1 : 0;
             }
-            return gather(srcs, offset, length);
+            return gather(srcs, offset, end - offset);
         } finally {
             positionLock.unlock();
         }

@@ -555,6 +555,47 @@ class ChannelAgreementTest {
         });
     }
 
+    /**
+     * Scattering reads and gathering writes over more buffers than the kernel's {@code IOV_MAX} (1024): the JDK's
+     * channel takes the first 1024 with bytes to move (empty ones do not count) and leaves the rest, unexamined (a
+     * read-only or missing buffer past them is not noticed), to the next call; heap and direct buffers.
+     */
+    @Test
+    void scatteringAndGatheringOverMoreThanIovMaxBuffersAgree() throws Exception {
+        agree("iov-max", (kind, d, out) -> {
+            Path p = d.resolve("f");
+            Files.write(p, pattern(3_000_000, 19));
+            try (FileChannel ch = kind.open(p, READ, WRITE)) {
+                for (int n : new int[] {1023, 1024, 1025, 1500, 3000}) {
+                    for (boolean direct : new boolean[] {false, true}) {
+                        ByteBuffer[] bs = new ByteBuffer[n];
+                        for (int i = 0; i < n; i++) {
+                            int size = i % 3 == 0 ? 0 : 100 + i % 7; // every third one empty
+                            bs[i] = direct ? ByteBuffer.allocateDirect(size) : ByteBuffer.allocate(size);
+                        }
+                        bs[n - 1] = bs[n - 1].asReadOnlyBuffer(); // noticed only where it is reached
+                        ch.position(17);
+                        String read = outcome(() -> ch.read(bs));
+                        int filled = 0;
+                        for (ByteBuffer b : bs) {
+                            filled += b.capacity() > 0 && !b.hasRemaining() ? 1 : 0;
+                        }
+                        ByteBuffer[] ws = new ByteBuffer[n];
+                        for (int i = 0; i < n; i++) {
+                            ws[i] = direct ? ByteBuffer.allocateDirect(50) : ByteBuffer.allocate(50);
+                            ws[i].put(0, (byte) i);
+                        }
+                        ws[n - 1] = n > 1500 ? null : ws[n - 1]; // never reached: no NullPointerException
+                        String write = outcome(() -> ch.write(ws, 0, n));
+                        out.add(n + (direct ? " direct" : " heap") + ": read " + read + ", " + filled + " filled; write "
+                                + write + "; position " + ch.position());
+                    }
+                }
+            }
+            out.add("then " + state(p));
+        });
+    }
+
     // ===================================================================================== random sequences
 
     /** Arguments a caller may pass: the edges and ordinary values. */
