@@ -73,6 +73,10 @@ final class Errors implements ErrorMapper {
             detail = "the file is not open for this operation";
         } else if (e == Errno.ENOSPC) {
             detail = "no space left on the device";
+        } else if (e == Errno.EMFILE) {
+            detail = "too many open files: the process's descriptor limit (ulimit -n) is reached";
+        } else if (e == Errno.ENFILE) {
+            detail = "too many open files in the system";
         }
         return new FileIOException(e, operation, path, offset, detail);
     }

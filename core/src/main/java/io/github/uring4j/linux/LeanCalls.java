@@ -104,6 +104,13 @@ public final class LeanCalls {
     /** {@code struct statvfs} on x86-64 and aarch64: {@code f_bsize} is its first field. */
     public static final long STATVFS_SIZE = 112;
 
+    static {
+        // Each call's holder class is loaded now, not initialised (linking waits for the first call): from a class
+        // path of directories every class is a file to open, and at the descriptor limit (EMFILE) a holder first
+        // needed there, close's or strerror's, could not be loaded (NoClassDefFoundError, for good at that call site).
+        LeanCalls.class.getDeclaredClasses();
+    }
+
     private LeanCalls() {
     }
 

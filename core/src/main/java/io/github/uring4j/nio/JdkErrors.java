@@ -11,6 +11,14 @@ import java.nio.file.NoSuchFileException;
 
 /** Failures worded and typed as the JDK's file channels report them. */
 final class JdkErrors {
+    /**
+     * Loads this class: {@link UringFileChannel} does so when it is loaded, so that the error of an open at the
+     * descriptor limit can be said. From a class path of directories every class is a file to open, and a class first
+     * needed there would fail to load ({@code NoClassDefFoundError}, for good at that call site) instead.
+     */
+    static void load() {
+    }
+
     private JdkErrors() {
     }
 

@@ -76,6 +76,38 @@ class ChildJvmTest {
         assertTrue(out.contains("IO OK"), out.toString());
     }
 
+    /**
+     * The descriptor limit (a child under {@code prlimit --nofile=128}): opening {@code AsyncFile}s and the drop-in's
+     * channels, and reading whole files, fails at the limit with {@code EMFILE} said in words, as the JDK's channel
+     * says "Too many open files"; once they are closed everything works again and no descriptor is left.
+     */
+    @Test
+    void theDescriptorLimitIsSaidAndNothingLeaks() throws Exception {
+        Path file = dir.resolve("descriptors");
+        Files.write(file, new byte[16]);
+        Process probe;
+        try {
+            probe = new ProcessBuilder("prlimit", "--nofile=128:128", "true").redirectErrorStream(true).start();
+        } catch (java.io.IOException e) {
+            Assumptions.abort("prlimit not available: " + e);
+            return;
+        }
+        Assumptions.assumeTrue(probe.waitFor() == 0, "prlimit cannot run here");
+        Process p = ChildJvm.start(List.of("prlimit", "--nofile=128:128"), List.of(), "descriptors", file.toString());
+        List<String> out = output(p, 60);
+        assertEquals(0, p.exitValue(), out.toString());
+        for (String what : List.of("AsyncFile", "FileChannel", "readFile")) {
+            String limit = out.stream().filter(l -> l.startsWith("LIMIT " + what + " ")).findFirst().orElseThrow();
+            assertTrue(limit.contains("EMFILE") && limit.contains("ulimit -n")
+                    || limit.contains("Too many open files"), limit);
+            assertTrue(out.contains("AGAIN " + what + " 16 16"), out.toString());
+        }
+        // on the file, and io_uring instances: none on the file before or after, as many rings after as before
+        String[] fds = out.stream().filter(l -> l.startsWith("DESCRIPTORS ")).findFirst().orElseThrow().split(" ");
+        assertEquals(List.of("0", fds[2], "0", fds[2]), List.of(fds[1], fds[2], fds[3], fds[4]),
+                "descriptors on the file and rings, before and after: " + out);
+    }
+
     /** Case 30: kill -9 during a write+fdatasync loop; every acknowledged record is in the file. */
     @ParameterizedTest(name = "{0}")
     @EnumSource(value = Backend.class, names = {"IO_URING", "THREADS"})

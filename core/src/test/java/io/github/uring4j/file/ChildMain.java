@@ -16,6 +16,7 @@ public final class ChildMain {
         switch (args[0]) {
             case "exit" -> exit(Path.of(args[1]));
             case "memlock" -> memlock(Path.of(args[1]));
+            case "descriptors" -> descriptors(Path.of(args[1]));
             case "durable" -> durable(Path.of(args[1]), Backend.valueOf(args[2]));
             case "seccomp" -> seccomp(Path.of(args[1]));
             case "denied" -> nativeAccessDenied(Path.of(args[1]));
@@ -111,6 +112,77 @@ public final class ChildMain {
             System.out.println("IO " + (w == 65536 && r == 65536 && same ? "OK" : "BAD"));
             pool.release(m);
         }
+    }
+
+    /**
+     * Under a low descriptor limit: opens {@code AsyncFile}s, the drop-in's channels, and reads whole files with
+     * {@code readFile} until the limit is reached, printing what each failure said; then, with all closed, each works
+     * again, and no descriptor is left.
+     */
+    static void descriptors(Path file) throws Exception {
+        try (java.nio.channels.FileChannel ch = io.github.uring4j.nio.UringFiles.newFileChannel(file)) {
+            ch.read(ByteBuffer.allocate(16), 0);
+        }
+        // the shared default executor (the drop-in's) and its ring, open for good once started
+        AsyncFile.readFile(IoExecutor.defaultExecutor(), file, ByteBuffer.allocate(16)).join();
+        String ringsBefore = "anon_inode:[io_uring]";
+        String before = descriptorsOn(file, ringsBefore);
+        try (IoExecutor executor = IoExecutor.builder().backend(Backend.IO_URING).loops(1).build()) {
+            java.util.List<AutoCloseable> open = new java.util.ArrayList<>();
+            for (String what : java.util.List.of("AsyncFile", "FileChannel", "readFile")) {
+                try {
+                    for (int i = 0; i < 100_000; i++) {
+                        switch (what) {
+                            case "AsyncFile" -> open.add(AsyncFile.open(executor, file, StandardOpenOption.READ).join());
+                            case "FileChannel" -> open.add(io.github.uring4j.nio.UringFiles.newFileChannel(file));
+                            default -> {
+                                // whole-file reads hold no descriptor after they end: fill the table first
+                                while (true) {
+                                    open.add(java.nio.channels.FileChannel.open(file));
+                                }
+                            }
+                        }
+                    }
+                } catch (java.util.concurrent.CompletionException | java.io.IOException e) {
+                    Throwable c = e instanceof java.util.concurrent.CompletionException && e.getCause() != null
+                            ? e.getCause() : e;
+                    if (what.equals("readFile")) {
+                        try {
+                            AsyncFile.readFile(executor, file, ByteBuffer.allocate(16)).join();
+                            System.out.println("readFile read with no descriptor left");
+                        } catch (java.util.concurrent.CompletionException r) {
+                            c = r.getCause();
+                        }
+                    }
+                    System.out.println("LIMIT " + what + " after " + open.size() + ": " + c);
+                }
+                for (AutoCloseable c : open) {
+                    c.close();
+                }
+                open.clear();
+                try (AsyncFile f = AsyncFile.open(executor, file, StandardOpenOption.READ).join()) {
+                    System.out.println("AGAIN " + what + " " + f.read(ByteBuffer.allocate(16), 0).join() + " "
+                            + AsyncFile.readFile(executor, file, ByteBuffer.allocate(16)).join());
+                }
+            }
+        }
+        System.out.println("DESCRIPTORS " + before + " " + descriptorsOn(file, ringsBefore));
+    }
+
+    /** How many descriptors are open on {@code file}, and how many are io_uring instances: "n m". */
+    private static String descriptorsOn(Path file, String ring) throws java.io.IOException {
+        int onFile = 0;
+        int rings = 0;
+        for (String fd : new java.io.File("/proc/self/fd").list()) {
+            try {
+                String target = java.nio.file.Files.readSymbolicLink(Path.of("/proc/self/fd", fd)).toString();
+                onFile += target.equals(file.toAbsolutePath().toString()) ? 1 : 0;
+                rings += target.equals(ring) ? 1 : 0;
+            } catch (java.io.IOException e) {
+                // closed meanwhile (the listing's own descriptor)
+            }
+        }
+        return onFile + " " + rings;
     }
 
     /** Case 30: writes numbered records with write+fdatasync, printing ACK n once each is durable. */
