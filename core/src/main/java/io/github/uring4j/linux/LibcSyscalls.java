@@ -135,6 +135,12 @@ final class LibcSyscalls implements Syscalls {
                 FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS));
     }
 
+    static {
+        // loaded now, linked at first use: see LeanCalls (a holder first needed at the descriptor limit could not be
+        // loaded from a class path of directories)
+        LibcSyscalls.class.getDeclaredClasses();
+    }
+
     private LibcSyscalls() {
     }
 

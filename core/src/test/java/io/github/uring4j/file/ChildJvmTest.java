@@ -79,7 +79,8 @@ class ChildJvmTest {
     /**
      * The descriptor limit (a child under {@code prlimit --nofile=128}): opening {@code AsyncFile}s and the drop-in's
      * channels, and reading whole files, fails at the limit with {@code EMFILE} said in words, as the JDK's channel
-     * says "Too many open files"; once they are closed everything works again and no descriptor is left.
+     * says "Too many open files"; an executor closes at the limit; once they are closed everything works again and
+     * no descriptor is left.
      */
     @Test
     void theDescriptorLimitIsSaidAndNothingLeaks() throws Exception {
@@ -102,6 +103,7 @@ class ChildJvmTest {
                     || limit.contains("Too many open files"), limit);
             assertTrue(out.contains("AGAIN " + what + " 16 16"), out.toString());
         }
+        assertTrue(out.contains("SPARE CLOSED true"), "an executor closed at the limit: " + out);
         // on the file, and io_uring instances: none on the file before or after, as many rings after as before
         String[] fds = out.stream().filter(l -> l.startsWith("DESCRIPTORS ")).findFirst().orElseThrow().split(" ");
         assertEquals(List.of("0", fds[2], "0", fds[2]), List.of(fds[1], fds[2], fds[3], fds[4]),

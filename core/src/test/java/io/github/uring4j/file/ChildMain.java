@@ -127,7 +127,9 @@ public final class ChildMain {
         AsyncFile.readFile(IoExecutor.defaultExecutor(), file, ByteBuffer.allocate(16)).join();
         String ringsBefore = "anon_inode:[io_uring]";
         String before = descriptorsOn(file, ringsBefore);
-        try (IoExecutor executor = IoExecutor.builder().backend(Backend.IO_URING).loops(1).build()) {
+        try (IoExecutor executor = IoExecutor.builder().backend(Backend.IO_URING).loops(1).build();
+                IoExecutor spare = IoExecutor.builder().backend(Backend.IO_URING).loops(1).build()) {
+            AsyncFile.readFile(spare, file, ByteBuffer.allocate(16)).join();
             java.util.List<AutoCloseable> open = new java.util.ArrayList<>();
             for (String what : java.util.List.of("AsyncFile", "FileChannel", "readFile")) {
                 try {
@@ -155,6 +157,10 @@ public final class ChildMain {
                         }
                     }
                     System.out.println("LIMIT " + what + " after " + open.size() + ": " + c);
+                    if (what.equals("AsyncFile")) {
+                        spare.close(); // closing an executor at the limit
+                        System.out.println("SPARE CLOSED " + !spare.isOpen());
+                    }
                 }
                 for (AutoCloseable c : open) {
                     c.close();
