@@ -282,17 +282,21 @@ abstract class AsyncFileContract {
 
     // ------------------------------------------------------------------------------------------ case 8
 
+    /** {@code p} opened for reading and writing with {@code O_DIRECT}; the test is skipped where that is refused. */
+    private AsyncFile openDirect(Path p) throws Exception {
+        try {
+            return open(p, StandardOpenOption.READ, StandardOpenOption.WRITE, FileOption.DIRECT);
+        } catch (FileIOException e) {
+            Assumptions.abort("O_DIRECT not supported on " + dir + ": " + e.getMessage());
+            throw e; // not reached
+        }
+    }
+
     /** Case 8: O_DIRECT aligned works; unaligned is refused before submission with a message about alignment. */
     @Test
     void case8DirectIoAlignedWorksUnalignedIsRefused() throws Exception {
         Path p = file("direct", pattern(64 * 1024, 5));
-        AsyncFile f;
-        try {
-            f = open(p, StandardOpenOption.READ, StandardOpenOption.WRITE, FileOption.DIRECT);
-        } catch (FileIOException e) {
-            Assumptions.abort("O_DIRECT not supported on " + dir + ": " + e.getMessage());
-            return;
-        }
+        AsyncFile f = openDirect(p);
         try (f; BufferPool pool = BufferPool.builder().bufferSize(8192).count(4).alignmentFor(f).build()) {
             int align = f.directIoAlignment();
             assertTrue(align > 0 && Integer.bitCount(align) == 1, "alignment " + align);
@@ -326,13 +330,7 @@ abstract class AsyncFileContract {
     @Test
     void directFilesErrorsNameAlignmentOnlyWhereItIsTheCause() throws Exception {
         Path p = file("direct-errors", pattern(64 * 1024, 8));
-        AsyncFile f;
-        try {
-            f = open(p, StandardOpenOption.READ, StandardOpenOption.WRITE, FileOption.DIRECT);
-        } catch (FileIOException e) {
-            Assumptions.abort("O_DIRECT not supported on " + dir + ": " + e.getMessage());
-            return;
-        }
+        AsyncFile f = openDirect(p);
         try (f; AsyncFile g = open(file("direct-errors-target", new byte[0]), StandardOpenOption.WRITE)) {
             Throwable copy = failure(f.transferTo(76, 1000, g, 0));
             assertInstanceOf(FileIOException.class, copy);
