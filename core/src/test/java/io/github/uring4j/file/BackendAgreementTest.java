@@ -48,35 +48,45 @@ class BackendAgreementTest {
         };
     }
 
+    /**
+     * A direct buffer at an address the seed decides: page-aligned or one byte past (the allocator's own addresses
+     * are aligned to 512 or not by chance, and O_DIRECT's answer depends on it).
+     */
+    private static ByteBuffer direct(Random r, int cap) {
+        int skew = r.nextBoolean() ? 0 : 1;
+        return ByteBuffer.allocateDirect(cap + 8192).alignedSlice(4096).position(skew).slice().limit(cap).slice();
+    }
+
     private static ByteBuffer buffer(Random r) {
         int cap = r.nextInt(5) == 0 ? 0 : r.nextInt(9000);
-        ByteBuffer b = r.nextBoolean() ? ByteBuffer.allocate(cap) : ByteBuffer.allocateDirect(cap);
+        ByteBuffer b = r.nextBoolean() ? ByteBuffer.allocate(cap) : direct(r, cap);
         b.put(0, pattern(cap, r.nextInt(100)));
         return r.nextInt(4) == 0 ? b.asReadOnlyBuffer() : b;
     }
 
     private static MemorySegment segment(Random r, List<Arena> open) {
         long n = r.nextInt(5) == 0 ? 0 : r.nextInt(9000);
+        long skew = r.nextBoolean() ? 0 : 1; // page-aligned or one byte past, as the seed says (see direct)
         MemorySegment s = switch (r.nextInt(6)) {
             case 0 -> MemorySegment.ofArray(new byte[(int) n]);
-            case 1 -> Arena.ofAuto().allocate(n, 4096);
+            case 1 -> Arena.ofAuto().allocate(n + 1, 4096).asSlice(skew, n);
             case 2 -> {
                 Arena a = Arena.ofShared();
                 open.add(a);
-                yield a.allocate(n, 4096);
+                yield a.allocate(n + 1, 4096).asSlice(skew, n);
             }
             case 3 -> {
                 Arena a = Arena.ofShared();
-                MemorySegment closed = a.allocate(n);
+                MemorySegment closed = a.allocate(n + 1, 4096).asSlice(skew, n);
                 a.close();
                 yield closed;
             }
             case 4 -> {
                 Arena a = Arena.ofConfined();
                 open.add(a);
-                yield a.allocate(n);
+                yield a.allocate(n + 1, 4096).asSlice(skew, n);
             }
-            default -> Arena.ofAuto().allocate(n).asReadOnly();
+            default -> Arena.ofAuto().allocate(n + 1, 4096).asSlice(skew, n).asReadOnly();
         };
         if (s.scope().isAlive() && !s.isReadOnly()) {
             s.copyFrom(MemorySegment.ofArray(pattern((int) n, r.nextInt(100))));
