@@ -1402,11 +1402,15 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         if (position > size) {
             return 0;
         }
+        if (size == 0) {
+            // as the JDK's channel: a file that says it is empty (/proc) may still have bytes; read until the end
+            return transferToChannel(position, count, target);
+        }
         count = Math.min(count, size - position);
         if (count == 0) {
             return 0;
         }
-        if (target instanceof UringFileChannel u && !u.append && !direct && !u.direct) {
+        if (target instanceof UringFileChannel u && !u.append) { // O_DIRECT or not, as the JDK's copy_file_range
             u.positionLock.lock();
             try {
                 long n = copyRange(this, this, position, u, -1, count);
@@ -1417,28 +1421,128 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
                 u.positionLock.unlock();
             }
         }
-        return transferToChannel(position, count, target);
+        long n = transferToMapped(position, count, target);
+        return n >= 0 ? n : transferToChannel(position, count, target);
     }
 
-    private long transferToChannel(long position, long count, WritableByteChannel target) throws IOException {
-        ByteBuffer b = ByteBuffer.allocate((int) Math.min(count, 64 * 1024));
-        long done = 0;
-        while (done < count) {
-            b.clear().limit((int) Math.min(b.capacity(), count - done));
-            int n = read(b, position + done);
-            if (n <= 0) {
+    /** The JDK's channel maps for transfers of this many bytes or more... */
+    private static final long MAPPED_TRANSFER_THRESHOLD = 16 * 1024;
+    /** ... this many at a time. */
+    private static final long MAPPED_TRANSFER_SIZE = 8L << 20;
+
+    /** A file channel of ours or of the JDK, which the JDK's channel trusts with a mapping of its file. */
+    private static boolean trusted(Channel ch) {
+        return ch instanceof UringFileChannel || ch instanceof FileChannel && Builtin.isJdks(ch);
+    }
+
+    /**
+     * A transfer the kernel did not copy, to a file channel, as the JDK's channel makes it: the source mapped, 8 MiB
+     * at a time, and written from the mapping (an {@code O_DIRECT} source needs no alignment this way); a failure
+     * after bytes have moved ends it with them. -1 where the JDK's channel does not map (under 16 KiB, another kind
+     * of target, this channel itself).
+     */
+    private long transferToMapped(long position, long count, WritableByteChannel target) throws IOException {
+        if (count < MAPPED_TRANSFER_THRESHOLD || target == this || !trusted(target)) {
+            return -1;
+        }
+        long remaining = count;
+        long at = position;
+        while (remaining > 0) {
+            long size = Math.min(remaining, MAPPED_TRANSFER_SIZE);
+            try (Arena mapping = Arena.ofConfined()) {
+                int n = target.write(map(MapMode.READ_ONLY, at, size, mapping).asByteBuffer());
+                remaining -= n;
+                at += n;
+            } catch (ClosedChannelException e) {
+                throw e; // transferTo says how (interrupt or asynchronous close)
+            } catch (IOException e) {
+                if (remaining == count) {
+                    throw e;
+                }
                 break;
             }
-            b.flip();
-            while (b.hasRemaining()) {
+        }
+        return count - remaining;
+    }
+
+    /**
+     * As {@link #transferToMapped}, from a file channel {@code copy_file_range} did not copy: its bytes from its
+     * position mapped and written here; its position moves over what was written. -1 where the JDK's channel does not
+     * map.
+     */
+    private long transferFromMapped(ReadableByteChannel src, long position, long count) throws IOException {
+        if (count < MAPPED_TRANSFER_THRESHOLD || !trusted(src)) {
+            return -1;
+        }
+        FileChannel from = (FileChannel) src;
+        if (from.size() == 0) {
+            return -1; // files that say they are empty (/proc) may still have bytes: read them
+        }
+        long at = from.position();
+        long max = Math.min(count, from.size() - at);
+        if (from == this && position() - max + 1 <= at && at - max + 1 <= position()) {
+            return -1; // overlapping: the JDK's channel copies through a buffer
+        }
+        long remaining = max;
+        long p = at;
+        long out = position;
+        while (remaining > 0) {
+            long size = Math.min(remaining, MAPPED_TRANSFER_SIZE);
+            try (Arena mapping = Arena.ofConfined()) {
+                int n = write(from.map(MapMode.READ_ONLY, p, size, mapping).asByteBuffer(), out);
+                p += n;
+                out += n;
+                remaining -= n;
+            } catch (ClosedChannelException e) {
+                throw e;
+            } catch (IOException e) {
+                if (remaining == max) {
+                    throw e;
+                }
+                break;
+            }
+        }
+        long written = max - Math.max(remaining, 0);
+        from.position(at + written);
+        return written;
+    }
+
+    /**
+     * Bytes a transfer through a buffer moves per step: as the JDK's channel, 8 KiB for an {@code O_DIRECT} file (a
+     * step past the end is then refused for its length, with what came before returned), else 64 KiB.
+     */
+    private int transferStep(long count) {
+        return (int) Math.min(count, direct ? 8192 : 64 * 1024);
+    }
+
+    /**
+     * As the JDK's channel: one write of each step; a target that takes less (a non-blocking one) ends the transfer,
+     * and so does a failure once bytes have moved (they are returned, the failure is not).
+     */
+    private long transferToChannel(long position, long count, WritableByteChannel target) throws IOException {
+        ByteBuffer b = ByteBuffer.allocate(transferStep(count));
+        long done = 0;
+        try {
+            while (done < count) {
+                b.clear().limit((int) Math.min(b.capacity(), count - done));
+                int n = read(b, position + done);
+                if (n <= 0) {
+                    break;
+                }
+                b.flip();
                 int w = target.write(b);
-                if (w <= 0) {
-                    return done + (n - b.remaining());
+                done += w;
+                if (w != n) {
+                    break;
                 }
             }
-            done += n;
+            return done;
+        } catch (IOException e) {
+            if (done > 0) {
+                return done;
+            }
+            throw e;
         }
-        return done;
     }
 
     @Override
@@ -1471,7 +1575,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         if (count == 0) {
             return 0; // a position past the end is written there, growing the file, as the JDK does since 21
         }
-        if (src instanceof UringFileChannel u && !append && !direct && !u.direct) {
+        if (src instanceof UringFileChannel u && !append) { // O_DIRECT or not, as the JDK's copy_file_range
             u.positionLock.lock();
             try {
                 long n = copyRange(this, u, -1, this, position, count);
@@ -1482,7 +1586,11 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
                 u.positionLock.unlock();
             }
         }
-        ByteBuffer b = ByteBuffer.allocate((int) Math.min(count, 64 * 1024));
+        long mapped = transferFromMapped(src, position, count);
+        if (mapped >= 0) {
+            return mapped;
+        }
+        ByteBuffer b = ByteBuffer.allocate(transferStep(count));
         long done = 0;
         while (done < count) {
             b.clear().limit((int) Math.min(b.capacity(), count - done));
@@ -1491,15 +1599,21 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
                 break;
             }
             b.flip();
+            int w;
             try {
-                while (b.hasRemaining()) {
-                    write(b, position + done + (n - b.remaining()));
-                }
+                w = write(b, position + done);
             } catch (IOException | RuntimeException e) {
                 giveBack(src, b.remaining(), e);
+                if (done > 0 && e instanceof IOException) {
+                    return done; // as the JDK's channel: what moved is returned, the failure is not
+                }
                 throw e;
             }
-            done += n;
+            done += w;
+            if (w != n) {
+                giveBack(src, n - w, null);
+                break;
+            }
         }
         return done;
     }
@@ -1513,7 +1627,9 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
             try {
                 fc.position(fc.position() - unwritten);
             } catch (IOException | RuntimeException e) {
-                failure.addSuppressed(e);
+                if (failure != null) {
+                    failure.addSuppressed(e);
+                }
             }
         }
     }
@@ -1605,6 +1721,11 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
                             throw JdkErrors.io((int) -n);
                         }
                         if (n == 0) {
+                            if (done == 0 && (in.direct || out.direct)) {
+                                // the kernel copies nothing of an O_DIRECT file it cannot align, without an error:
+                                // the caller copies (and says EOF, or what is wrong, itself)
+                                return -1;
+                            }
                             break;
                         }
                         done += n;

@@ -1502,6 +1502,42 @@ abstract class FileChannelContract {
         }
     }
 
+    /** A file that says it is empty (/proc) is read until its end, as the JDK's channel reads it. */
+    @Test
+    void transferToFromAFileThatSaysItIsEmptyCopiesWhatItHolds() throws Exception {
+        Path out = dir.resolve("status");
+        try (FileChannel in = open(Path.of("/proc/self/status"), READ); FileChannel o = open(out, WRITE, CREATE)) {
+            assertEquals(0, in.size());
+            long n = in.transferTo(0, 1 << 20, o);
+            assertTrue(n > 0, "bytes copied: " + n);
+            assertEquals(n, o.size());
+        }
+        assertTrue(Files.readString(out).startsWith("Name:"), Files.readString(out));
+    }
+
+    /**
+     * From an {@code O_DIRECT} file at an unaligned position: what the kernel does not copy goes through a mapping of
+     * the source, as the JDK's channel takes it, so no alignment is asked of the caller.
+     */
+    @Test
+    void aTransferFromAnODirectFileAtAnUnalignedPositionCopiesAsTheJdksDoes() throws Exception {
+        byte[] data = pattern(40_000, 61);
+        Path p = file("direct-source", data);
+        Path q = dir.resolve("target");
+        FileChannel src;
+        try {
+            src = open(p, READ, Conform.DIRECT);
+        } catch (IOException e) {
+            Assumptions.abort("O_DIRECT refused here: " + e);
+            return;
+        }
+        try (src; FileChannel dst = open(q, READ, WRITE, CREATE)) {
+            assertEquals(40_000 - 5073, src.transferTo(5073, Long.MAX_VALUE, dst));
+            assertEquals(40_000 - 5073, dst.position());
+            assertArrayEquals(range(data, 5073, 40_000 - 5073), read(dst, 0, 40_000 - 5073));
+        }
+    }
+
     @Test
     void transferToItselfCopiesWithinTheFile() throws Exception {
         byte[] data = pattern(10_000, 56);
