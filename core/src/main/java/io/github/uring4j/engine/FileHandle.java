@@ -73,10 +73,12 @@ public abstract class FileHandle {
         state.set(CLOSED);
     }
 
-    /** The backend closed the descriptor because it failed: later requests learn {@code why}. */
-    public void markClosed(String why) {
+    /**
+     * The backend is about to close the file because it failed: said before the close begins, so that a request
+     * refused as soon as the file stops taking requests learns {@code why} too.
+     */
+    public void closingBecause(String why) {
         closedBecause = why;
-        state.set(CLOSED);
     }
 
     /** Why the backend closed the file on its own, or null when it was closed normally (or is open). */

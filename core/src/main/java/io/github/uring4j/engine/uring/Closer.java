@@ -152,14 +152,13 @@ final class Closer {
         if (f.isClosed()) {
             return;
         }
-        f.beginClose();
-        loop.sys.close(f.fd);
         String why = loop.failure();
         if (why != null) {
-            f.markClosed(why);
-        } else {
-            f.markClosed();
+            f.closingBecause(why);
         }
+        f.beginClose();
+        loop.sys.close(f.fd);
+        f.markClosed();
         if (f.deleteOnClose) {
             try {
                 Files.deleteIfExists(Path.of(f.path));
