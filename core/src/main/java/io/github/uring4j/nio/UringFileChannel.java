@@ -1453,8 +1453,8 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
                 int n = target.write(map(MapMode.READ_ONLY, at, size, mapping).asByteBuffer());
                 remaining -= n;
                 at += n;
-            } catch (ClosedChannelException e) {
-                throw e; // transferTo says how (interrupt or asynchronous close)
+            } catch (ClosedByInterruptException e) {
+                throw e; // transferTo closes both channels, as the JDK's
             } catch (IOException e) {
                 if (remaining == count) {
                     throw e;
@@ -1478,6 +1478,23 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         if (from.size() == 0) {
             return -1; // files that say they are empty (/proc) may still have bytes: read them
         }
+        // the source's position is read, then moved: no relative read of ours may come between (the JDK's channel
+        // holds its own position lock likewise; a JDK channel's cannot be held from here)
+        ReentrantLock lock = from instanceof UringFileChannel u && u != this
+                ? u.positionLock : null;
+        if (lock != null) {
+            lock.lock();
+        }
+        try {
+            return transferFromMappedLocked(from, position, count);
+        } finally {
+            if (lock != null) {
+                lock.unlock();
+            }
+        }
+    }
+
+    private long transferFromMappedLocked(FileChannel from, long position, long count) throws IOException {
         long at = from.position();
         long max = Math.min(count, from.size() - at);
         if (from == this && position() - max + 1 <= at && at - max + 1 <= position()) {
@@ -1493,8 +1510,6 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
                 p += n;
                 out += n;
                 remaining -= n;
-            } catch (ClosedChannelException e) {
-                throw e;
             } catch (IOException e) {
                 if (remaining == max) {
                     throw e;
