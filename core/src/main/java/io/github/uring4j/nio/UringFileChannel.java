@@ -687,17 +687,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
                 checkPositionAligned(position0());
             }
             long total = 0;
-            int end = offset;
-            for (int used = 0; end < offset + length && used < IOV_MAX; end++) {
-                ByteBuffer b = Objects.requireNonNull(dsts[end]);
-                if (b.isReadOnly()) {
-                    throw new IllegalArgumentException("Read-only buffer");
-                }
-                if (direct) {
-                    checkBuffer(b, b.remaining());
-                }
-                used += b.hasRemaining() ? 1 : 0;
-            }
+            int end = iovEnd(dsts, offset, length, true);
             for (int i = offset; i < end; i++) {
                 ByteBuffer b = dsts[i];
                 if (!b.hasRemaining()) {
@@ -717,6 +707,26 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         } finally {
             positionLock.unlock();
         }
+    }
+
+    /**
+     * Where a scattering read ({@code read}) or gathering write of {@code bufs[offset, offset + length)} ends: after
+     * the {@link #IOV_MAX}th buffer with bytes to move; each buffer up to there is checked as the JDK's channel checks
+     * it, the rest are not looked at.
+     */
+    private int iovEnd(ByteBuffer[] bufs, int offset, int length, boolean read) throws IOException {
+        int end = offset;
+        for (int used = 0; end < offset + length && used < IOV_MAX; end++) {
+            ByteBuffer b = Objects.requireNonNull(bufs[end]);
+            if (read && b.isReadOnly()) {
+                throw new IllegalArgumentException("Read-only buffer");
+            }
+            if (direct) {
+                checkBuffer(b, b.remaining());
+            }
+            used += b.hasRemaining() ? 1 : 0;
+        }
+        return end;
     }
 
     /** One buffer at {@code position} ({@code -1}: at the file position, which advances). */
@@ -893,15 +903,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
             if (direct) {
                 checkPositionAligned(position0());
             }
-            int end = offset;
-            for (int used = 0; end < offset + length && used < IOV_MAX; end++) {
-                ByteBuffer b = Objects.requireNonNull(srcs[end]);
-                if (direct) {
-                    checkBuffer(b, b.remaining());
-                }
-                used += b.hasRemaining() ? 1 : 0;
-            }
-            return gather(srcs, offset, end - offset);
+            return gather(srcs, offset, iovEnd(srcs, offset, length, false) - offset);
         } finally {
             positionLock.unlock();
         }
