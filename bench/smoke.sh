@@ -10,15 +10,23 @@ failed=0
 start=$SECONDS
 
 # step NAME EXPECTED_STATUS COMMAND...: runs the command, checks its exit status, keeps its output on failure.
+# A step still running after $limit seconds (120 unless set) is asked for its threads (SIGQUIT: the JVM prints
+# them) and killed 15 s later; a failed step shows its last lines and, when there is one, the last thread dump.
+limit=120
 step() {
   local name=$1 want=$2; shift 2
   local t0=$SECONDS got
-  timeout 120 "$@" >"$tmp/out.log" 2>&1
+  timeout -s QUIT -k 15 "$limit" "$@" >"$tmp/out.log" 2>&1
   got=$?
   if [ "$got" -eq "$want" ]; then
     printf 'ok    %-34s %3ds\n' "$name" $((SECONDS - t0))
   else
-    printf 'FAIL  %-34s exit %s, expected %s\n' "$name" "$got" "$want"
+    printf 'FAIL  %-34s exit %s, expected %s, after %ds\n' "$name" "$got" "$want" $((SECONDS - t0))
+    if grep -q '^Full thread dump' "$tmp/out.log"; then
+      awk '/^Full thread dump/ { n = NR } { line[NR] = $0 } END { for (i = n; i <= NR && i < n + 400; i++) print line[i] }' \
+        "$tmp/out.log" | grep -v '^$' | sed 's/^/      /'
+      echo "      ..."
+    fi
     sed 's/^/      /' "$tmp/out.log" | tail -20
     failed=1
   fi
@@ -47,7 +55,10 @@ if command -v fio >/dev/null; then
 else
   echo "skip  fio                                (not installed)"
 fi
+# the report runs its later sections in child JVMs, each killed (threads printed) after 90 s: its own limit is longer
+limit=300
 step "report --quick"                0 "$bench" report --quick --dir "$tmp/report-data" --out "$tmp/report" -q
+limit=120
 for f in report.md report.html results.json; do
   [ -s "$tmp/report/$f" ] || { echo "FAIL  report wrote no $f"; failed=1; }
 done

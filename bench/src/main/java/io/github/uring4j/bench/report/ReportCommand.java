@@ -17,6 +17,7 @@ import io.github.uring4j.bench.read.ReadStrategy;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -229,11 +230,14 @@ public final class ReportCommand implements Callable<Integer> {
                 notes.add("fio is not installed: no fio rows (apt-get install fio).");
             }
             // 4. load types, and 5. whole files (many small files, open+read+close, a copy), each in a fresh JVM
-            // (ChildRun says why)
+            // (ChildRun says why); each takes seconds in a quick run and a minute or two in a full one, so a child
+            // still running after ten times that is stuck: it is killed, and its threads printed
+            Duration childLimit = quick ? Duration.ofSeconds(90) : Duration.ofMinutes(20);
             List<String> sizes = quick ? List.of("8M") : List.of("64M", "256M");
             double ltMinTime = quick ? 0.1 : 0.5;
             List<String> ltArgs = List.of("--size", String.join(",", sizes), "--min-time", fmt(ltMinTime));
-            List<Result> ltRows = ChildRun.run(dir, "loadtypes", withDirAndQuiet(ltArgs, dir.resolve("loadtypes")));
+            List<Result> ltRows = ChildRun.run(dir, "loadtypes", withDirAndQuiet(ltArgs, dir.resolve("loadtypes")),
+                    childLimit);
             add(sections, new Section("Load types (page cache)", "uring4j-bench loadtypes " + String.join(" ", ltArgs),
                     ltRows));
             List<String> slow = new ArrayList<>();
@@ -251,7 +255,8 @@ public final class ReportCommand implements Callable<Integer> {
             List<String> fcArgs = List.of("--count", quick ? "500" : "5000", "--copy-size", quick ? "16M" : "256M",
                     "--rounds", quick ? "1" : "3", "--min-time", quick ? "0.02" : "0.2");
             String filesCommand = "uring4j-bench files " + String.join(" ", fcArgs);
-            List<Result> fileRows = ChildRun.run(dir, "files", withDirAndQuiet(fcArgs, dir.resolve("files")));
+            List<Result> fileRows = ChildRun.run(dir, "files", withDirAndQuiet(fcArgs, dir.resolve("files")),
+                    childLimit);
             add(sections, new Section(FILES_SUM, filesCommand,
                     fileRows.stream().filter(r -> r.workload.startsWith("files-checksum")).toList()));
             add(sections, new Section(FILES_SMALL, filesCommand, fileRows.stream()
@@ -262,7 +267,8 @@ public final class ReportCommand implements Callable<Integer> {
             List<String> luArgs = List.of("--docs", quick ? "300" : "3000", "--queries", quick ? "4" : "150",
                     "--rounds", quick ? "1" : "2");
             String luceneCommand = "uring4j-bench lucene " + String.join(" ", luArgs);
-            List<Result> luRows = ChildRun.run(dir, "lucene", withDirAndQuiet(luArgs, dir.resolve("lucene")));
+            List<Result> luRows = ChildRun.run(dir, "lucene", withDirAndQuiet(luArgs, dir.resolve("lucene")),
+                    childLimit);
             add(sections, new Section(LUCENE_INDEX, luceneCommand,
                     luRows.stream().filter(r -> r.primaryUnit.equals("docs/s")).toList()));
             add(sections, new Section(LUCENE_QUERIES, luceneCommand,
@@ -271,7 +277,7 @@ public final class ReportCommand implements Callable<Integer> {
             List<String> jmhArgs = new ArrayList<>(quick ? List.of("-f", "0", "-wi", "0", "-i", "1", "-r", "200ms")
                     : List.of("-wi", "2", "-w", "1s", "-i", "3", "-r", "1s"));
             jmhArgs.addAll(List.of("-jvmArgsAppend", "-During4j.jmh.dir=" + dir.resolve("jmh")));
-            for (Section s : ChildRun.jmh(dir, "SyncWriteBenchmark", jmhArgs)) {
+            for (Section s : ChildRun.jmh(dir, "SyncWriteBenchmark", jmhArgs, childLimit)) {
                 add(sections, s);
             }
         } finally {
