@@ -180,12 +180,19 @@ public final class FilesCommand implements Callable<Integer> {
         List<Result> rows = new ArrayList<>();
         for (Map.Entry<String, List<double[]>> e : samples.entrySet()) {
             String[] k = e.getKey().split("\\|");
+            boolean copy = k[0].startsWith("copy");
+            // each round's rate, in round order (the JSON keeps them: a median hides whether one round or two fell)
+            StringBuilder each = new StringBuilder();
+            for (double[] x : e.getValue()) {
+                each.append(each.isEmpty() ? "" : " ").append(String.format(Locale.ROOT, copy ? "%.3f" : "%.0f",
+                        copy ? x[1] / (x[0] / 1e9) / 1e9 : count / (x[0] / 1e9)));
+            }
             List<double[]> s = new ArrayList<>(e.getValue());
             s.sort((x, y) -> Double.compare(x[0], y[0]));
             double[] mid = s.get(s.size() / 2);
             Result r = new Result("files-" + k[0].replaceAll("[^a-zA-Z0-9]+", "-").toLowerCase(Locale.ROOT), k[1])
-                    .param("category", k[0]).param("rounds", rounds);
-            if (k[0].startsWith("copy")) {
+                    .param("category", k[0]).param("rounds", rounds).param("each_round", each.toString());
+            if (copy) {
                 r.primary("gb_per_s", "GB/s").metric("gb_per_s", mid[1] / (mid[0] / 1e9) / 1e9);
             } else {
                 double files = count;

@@ -57,7 +57,7 @@ public final class ReportCommand implements Callable<Integer> {
     private static final List<String> JIT_PASS = List.of("ring", "async", "mmap", "channel");
 
     @Option(names = "--duration", description = "Measured seconds per read row (default: ${DEFAULT-VALUE}).")
-    double duration = 3;
+    double duration = 2;
 
     @Option(names = "--quick", description = "Tiny data and one-second rows: checks the pipeline, measures little.")
     boolean quick;
