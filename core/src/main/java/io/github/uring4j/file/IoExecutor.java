@@ -352,8 +352,9 @@ public final class IoExecutor implements AutoCloseable {
          * for each completion: on the development machine that made 4 KiB random writes 0.4 times as fast as a
          * {@code FileChannel} loop. A write the loop makes itself costs what {@code FileChannel.write} costs, but
          * the loop does nothing else meanwhile (a 1 MiB copy into the page cache takes about 0.2 ms); a write that
-         * blocks the loop for more than 10 ms (dirty-page throttling) sends its file's writes through the ring for the
-         * next quarter of a second. File systems that take {@code RWF_NOWAIT} writes (XFS, btrfs) need none of this: the loop
+         * blocks the loop for more than 10 ms (dirty-page throttling) while others waited for the loop (requests of
+         * other threads, operations in the kernel) sends its file's writes through the ring for the next quarter of
+         * a second. File systems that take {@code RWF_NOWAIT} writes (XFS, btrfs) need none of this: the loop
          * asks for a write that does not block, and hands only the ones the kernel refuses to the ring.
          * {@code O_DIRECT} files always use the ring, and so do {@code DSYNC}/{@code SYNC} files for writes that would
          * block (each waits for the device).

@@ -75,8 +75,8 @@ public final class AsyncLoad implements LoadStrategy {
 
     /**
      * Over the case, warm-up pass included: {@code loop_calls}, the writes and syncs the loop made itself, and
-     * {@code slow_loop_calls}, those that held it over 10 ms (after such a write the file's writes go through the
-     * ring for a quarter of a second), read from the executor's MXBean.
+     * {@code slow_loop_calls}, those that held it over 10 ms (after such a write that others waited for, the file's writes go
+     * through the ring for a quarter of a second), read from the executor's MXBean.
      */
     @Override
     public Map<String, Object> notes() {

@@ -249,8 +249,8 @@ public final class ReportCommand implements Callable<Integer> {
             }
             if (!slow.isEmpty()) {
                 notes.add("Load types: calls the async strategy's loop made itself that held it over 10 ms (after a write"
-                        + " like that, its file's writes went through the ring for a quarter of a second): "
-                        + String.join(", ", slow) + ".");
+                        + " like that which others waited for, its file's writes went through the ring for a quarter of"
+                        + " a second): " + String.join(", ", slow) + ".");
             }
             List<String> fcArgs = List.of("--count", quick ? "500" : "5000", "--copy-size", quick ? "16M" : "256M",
                     "--rounds", quick ? "1" : "3", "--min-time", quick ? "0.02" : "0.2");

@@ -305,6 +305,15 @@ final class EventLoop implements Runnable {
         return !queue.isEmpty();
     }
 
+    /**
+     * Someone other than the loop's own call may have waited for it: requests of other threads wait to be taken in,
+     * or operations are in the kernel (or on a helper thread) whose completions the loop was not there to take
+     * (loop thread).
+     */
+    boolean othersKeptWaiting() {
+        return !queue.isEmpty() || expected - inline.pendingCqes() - (wakeup.armed() ? 1 : 0) > 0;
+    }
+
     private boolean hasWork() {
         return (closing && !cancelAllSent) || !queue.isEmpty() || !local.isEmpty() || !retries.isEmpty()
                 || cancels.pending() || inline.pending();
