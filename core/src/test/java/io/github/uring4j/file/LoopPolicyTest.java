@@ -138,6 +138,56 @@ class LoopPolicyTest {
         }
     }
 
+    /**
+     * A write of 64 MiB into the page cache in one call, made by the loop: on this kind of machine it holds the loop
+     * longer than 10 ms. Returns whether it did (the assumption of the tests below).
+     */
+    private static boolean slowWrite(IoExecutor io, AsyncFile f, ByteBuffer big, long at) throws Exception {
+        long inline = inline(io);
+        long held = blocked(io);
+        assertEquals(big.capacity(), get(f.write(big.duplicate(), at)));
+        return inline(io) == inline + 1 && blocked(io) == held + 1;
+    }
+
+    @Test
+    void aLoneWritersSlowWriteKeepsItsNextWritesOnTheLoop() throws Exception {
+        try (IoExecutor io = UringExecutorTest.uring().loops(1).inlineWriteMax(64 << 20).build()) {
+            Path p = dir.resolve("lone");
+            try (AsyncFile f = get(AsyncFile.open(io, p, StandardOpenOption.CREATE, StandardOpenOption.WRITE))) {
+                ByteBuffer big = ByteBuffer.allocateDirect(64 << 20);
+                Assumptions.assumeTrue(slowWrite(io, f, big, 0),
+                        "the loop did not make a write that held it 10 ms (no RWF_NOWAIT-refusing file system, or fast)");
+                long inline = inline(io);
+                assertEquals(4096, get(f.write(ByteBuffer.allocateDirect(4096), 64L << 20)));
+                assertEquals(inline + 1, inline(io), "nobody waited for the loop: the next write is the loop's too");
+            }
+            assertEquals((64L << 20) + 4096, Files.size(p));
+        }
+    }
+
+    @Test
+    void aSlowWriteThatAnOperationInTheKernelWaitedForSendsTheFilesWritesToTheRing() throws Exception {
+        Path fifo = TestFiles.fifo(dir, "waiting");
+        try (IoExecutor io = UringExecutorTest.uring().loops(1).inlineWriteMax(64 << 20).build();
+                AsyncFile pipe = get(AsyncFile.open(io, fifo, StandardOpenOption.READ, StandardOpenOption.WRITE))) {
+            Path p = dir.resolve("shared");
+            try (AsyncFile f = get(AsyncFile.open(io, p, StandardOpenOption.CREATE, StandardOpenOption.WRITE))) {
+                // a read that stays in the kernel until the pipe is written: its completion would wait for the loop
+                CompletableFuture<Integer> read = pipe.read(ByteBuffer.allocateDirect(5), 0);
+                awaitInFlight(io, 1);
+                ByteBuffer big = ByteBuffer.allocateDirect(64 << 20);
+                Assumptions.assumeTrue(slowWrite(io, f, big, 0),
+                        "the loop did not make a write that held it 10 ms (no RWF_NOWAIT-refusing file system, or fast)");
+                long inline = inline(io);
+                assertEquals(4096, get(f.write(ByteBuffer.allocateDirect(4096), 64L << 20)));
+                assertEquals(inline, inline(io), "an operation was in the kernel: the file's next write went to the ring");
+                assertEquals(5, get(pipe.write(ByteBuffer.wrap("hello".getBytes()), 0)));
+                assertEquals(5, get(read));
+            }
+            assertEquals((64L << 20) + 4096, Files.size(p));
+        }
+    }
+
     @Test
     void syncsInFlightTogetherAllLand() throws Exception {
         try (IoExecutor io = UringExecutorTest.uring().loops(1).build()) {
