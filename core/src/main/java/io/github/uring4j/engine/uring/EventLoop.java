@@ -300,11 +300,6 @@ final class EventLoop implements Runnable {
                 && queue.isEmpty();
     }
 
-    /** Requests of other threads are waiting to be taken in (loop thread). */
-    boolean requestsWaiting() {
-        return !queue.isEmpty();
-    }
-
     /**
      * Someone other than the loop's own call may have waited for it: requests of other threads wait to be taken in,
      * or operations are in the kernel (or on a helper thread) whose completions the loop was not there to take

@@ -52,7 +52,6 @@ final class InlineWrites {
     private final StatxBuffer statx;
     private final MemorySegment emptyPath;
     private final ArrayDeque<Slot> done = new ArrayDeque<>();
-    private int pendingCqes;
     private boolean unavailable;
 
     InlineWrites(EventLoop loop, Arena arena, int max) {
@@ -138,7 +137,7 @@ final class InlineWrites {
         try {
             long t0 = System.nanoTime();
             int res = sync(f, r.metaData);
-            syncBlocked(f, t0);
+            blocked(f, t0);
             loop.stats.inlineSyncOne();
             return queueResult(s, res);
         } catch (IllegalStateException | LinkageError e) {
@@ -170,12 +169,11 @@ final class InlineWrites {
                 sync = sync(f, false);
                 loop.stats.inlineSyncOne();
             }
-            syncBlocked(f, t0);
+            blocked(f, t0);
             s.inlineLinked = true;
             s.inlineLinkedRes = sync;
             s.cqes++;
             loop.expected++;
-            pendingCqes++;
             return queue(s, w);
         } catch (IllegalStateException | LinkageError e) {
             unavailable = true;
@@ -199,35 +197,21 @@ final class InlineWrites {
     }
 
     /**
-     * A write made on the loop that began at {@code t0} ended: {@code f} backs off only if the call held the loop
-     * longer than {@link #BLOCKED_NANOS} while others may have waited for it: requests of other threads, or operations
-     * in the kernel whose completions the loop was not there to take ({@link EventLoop#othersKeptWaiting}). A lone
-     * writer's stall (a journal commit, dirty-page throttling) delayed only that writer, who waits for it either way;
-     * backing off then sent its next 250 ms of writes through io-wq: one 1 MiB append over 10 ms in a 256 MiB pass
-     * took the async API's append writes from 0.96-1.02 to 0.47 times the JDK's {@code FileChannel}.
+     * A write or sync made on the loop that began at {@code t0} ended: {@code f} backs off only if the call held the
+     * loop longer than {@link #BLOCKED_NANOS} while others may have waited for it: requests of other threads, or
+     * operations in the kernel whose completions the loop was not there to take ({@link EventLoop#othersKeptWaiting};
+     * a sync is made only by an idle loop, so for it that is other threads' requests). A lone writer's stall (a journal
+     * commit, dirty-page throttling) delayed only that writer, who waits for it either way; backing off then sent its
+     * next 250 ms through io-wq: one sync over 10 ms a second (journal commits on a virtio disk) took
+     * {@code writeAndSync} one at a time from 0.8 to 0.4 times the JDK's {@code write} + {@code force}, and one 1 MiB
+     * append over 10 ms in a 256 MiB pass took the async API's append writes from 0.96-1.02 to 0.47 times the JDK's
+     * {@code FileChannel}.
      */
     private void blocked(UringFile f, long t0) {
         long t1 = System.nanoTime();
         if (t1 - t0 > BLOCKED_NANOS) {
             loop.stats.inlineBlockedOne();
             if (loop.othersKeptWaiting()) {
-                f.inlineBackoffUntil = t1 + BACKOFF_NANOS;
-            }
-        }
-    }
-
-    /**
-     * A sync made by the idle loop that began at {@code t0} ended: {@code f} backs off only if the call held the loop
-     * longer than {@link #BLOCKED_NANOS} while requests from other threads were waiting for it. A long sync with nobody
-     * waiting delayed no one (the writer waits for it either way); backing off then sent the next 250 ms of a lone
-     * writer's syncs through the ring, and one sync over 10 ms a second (journal commits on a virtio disk) took
-     * {@code writeAndSync} one at a time from 0.8 to 0.4 times the JDK's {@code write} + {@code force}.
-     */
-    private void syncBlocked(UringFile f, long t0) {
-        long t1 = System.nanoTime();
-        if (t1 - t0 > BLOCKED_NANOS) {
-            loop.stats.inlineBlockedOne();
-            if (loop.requestsWaiting()) {
                 f.inlineBackoffUntil = t1 + BACKOFF_NANOS;
             }
         }
@@ -257,14 +241,20 @@ final class InlineWrites {
         s.inlineRes = (int) res;
         s.cqes++;
         loop.expected++;
-        pendingCqes++;
         done.add(s);
         return true;
     }
 
-    /** The completions of {@link #expected} queued here for the loop's next turn, not in the kernel. */
+    /**
+     * The completions of the loop's {@code expected} queued here for its next turn, not in the kernel (asked only
+     * after a slow call).
+     */
     int pendingCqes() {
-        return pendingCqes;
+        int n = 0;
+        for (Slot s : done) {
+            n += s.inlineLinked ? 2 : 1;
+        }
+        return n;
     }
 
     boolean pending() {
@@ -283,7 +273,6 @@ final class InlineWrites {
             boolean linked = s.inlineLinked;
             int linkedRes = s.inlineLinkedRes;
             s.inlineLinked = false;
-            pendingCqes -= linked ? 2 : 1;
             loop.completions.handle(Slot.userData(s.index, Slot.MAIN), res, 0);
             if (linked) {
                 loop.completions.handle(Slot.userData(s.index, Slot.LINKED), linkedRes, 0);
