@@ -4,8 +4,6 @@ import io.github.uring4j.engine.IoBackend;
 import io.github.uring4j.engine.Request;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -21,9 +19,9 @@ class OpFuture<T> extends CompletableFuture<T> {
     private final Request request;
     private final int generation;
     /** Where the operation's end completes this future ({@link IoExecutor.Builder#futureExecutor}); null: the loop. */
-    private final Executor completer;
+    private final Handoff completer;
 
-    OpFuture(IoBackend backend, Request request, int generation, Executor completer) {
+    OpFuture(IoBackend backend, Request request, int generation, Handoff completer) {
         this.backend = backend;
         this.request = request;
         this.generation = generation;
@@ -35,25 +33,22 @@ class OpFuture<T> extends CompletableFuture<T> {
         this(backend, null, 0, null);
     }
 
+    /** The hand-off to the executor the builder named; null: futures complete on the loop. */
+    Handoff completer() {
+        return completer;
+    }
+
     /**
      * Runs {@code completion} (which completes this future) on the executor the builder named, or here when it
      * named none, or refuses the task (shut down): the future is completed either way.
      */
-    Executor completer() {
-        return completer;
-    }
-
     void deliver(Runnable completion) {
-        Executor e = completer;
+        Handoff e = completer;
         if (e == null) {
             completion.run();
             return;
         }
-        try {
-            e.execute(completion);
-        } catch (RejectedExecutionException | NullPointerException refused) {
-            completion.run();
-        }
+        e.execute(completion);
     }
 
     @Override

@@ -7,10 +7,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -63,6 +69,71 @@ class FutureExecutorTest {
             assertEquals(null, get(f.closeAsync()));
         } finally {
             pool.shutdownNow();
+        }
+    }
+
+    /** {@code n} one-byte reads of the empty pipe {@code fifo}, each with {@code stage} attached; then the write. */
+    private static List<CompletableFuture<Integer>> burst(AsyncFile fifo, int n, Runnable stage) throws Exception {
+        List<CompletableFuture<Integer>> staged = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            staged.add(fifo.read(ByteBuffer.allocateDirect(1), 0).thenApply(r -> {
+                stage.run();
+                return r;
+            }));
+        }
+        assertEquals(n, get(fifo.write(ByteBuffer.wrap(new byte[n]), 0)));
+        return staged;
+    }
+
+    @Test
+    void aStageThatBlocksHoldsBackNoOtherCompletion() throws Exception {
+        // Every stage waits until all have started: they complete only if each runs on a thread of its own, as they
+        // would with a task per completion; a stage that blocks must not keep the ones queued behind it waiting.
+        int n = 20;
+        CountDownLatch all = new CountDownLatch(n);
+        AtomicInteger timedOut = new AtomicInteger();
+        ExecutorService pool = Executors.newCachedThreadPool();
+        try (IoExecutor io = UringExecutorTest.uring().futureExecutor(pool).build();
+                AsyncFile f = get(AsyncFile.open(io, TestFiles.fifo(dir, "blocking"), StandardOpenOption.READ,
+                        StandardOpenOption.WRITE))) {
+            for (CompletableFuture<Integer> c : burst(f, n, () -> {
+                all.countDown();
+                try {
+                    if (!all.await(20, TimeUnit.SECONDS)) {
+                        timedOut.incrementAndGet();
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            })) {
+                assertEquals(1, get(c));
+            }
+            assertEquals(0, timedOut.get(), "stages that waited in vain for the others to start");
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void aBurstOfCompletionsIsHandedOverInFewerTasks() throws Exception {
+        // One thread, and stages slower than the loop hands them over: the completions queue behind the running
+        // task instead of costing the executor a task (and its worker a wake-up) each.
+        int n = 50;
+        AtomicInteger tasks = new AtomicInteger();
+        ExecutorService one = Executors.newSingleThreadExecutor();
+        Executor counting = r -> {
+            tasks.incrementAndGet();
+            one.execute(r);
+        };
+        try (IoExecutor io = UringExecutorTest.uring().futureExecutor(counting).build();
+                AsyncFile f = get(AsyncFile.open(io, TestFiles.fifo(dir, "burst"), StandardOpenOption.READ,
+                        StandardOpenOption.WRITE))) {
+            for (CompletableFuture<Integer> c : burst(f, n, () -> LockSupport.parkNanos(2_000_000))) {
+                assertEquals(1, get(c));
+            }
+            assertTrue(tasks.get() <= n / 2, tasks.get() + " tasks for " + n + " completions");
+        } finally {
+            one.shutdownNow();
         }
     }
 

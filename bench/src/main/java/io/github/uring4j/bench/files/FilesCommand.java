@@ -73,6 +73,10 @@ public final class FilesCommand implements Callable<Integer> {
             + "(default: ${DEFAULT-VALUE}).")
     double minTime = 0.3;
 
+    @Option(names = "--only", split = ",", description = "Only the cases and strategies whose name contains one of "
+            + "these words, e.g. 'readAllBytes' or 'common pool' (default: all).")
+    List<String> only = List.of();
+
     @Option(names = "--json", description = "Also write the rows to this JSON file.")
     Path json;
 
@@ -123,11 +127,14 @@ public final class FilesCommand implements Callable<Integer> {
             jdkPaths[i] = small.resolve(name(i));
             ourPaths[i] = ours.getPath(jdkPaths[i].toString());
         }
-        // Executors a program would make once, one loop per core (as the virtual threads get one carrier per core):
-        // futures completed on the loops (the default), and on the common pool.
+        // Executors a program would make once, a thread per core (as the virtual threads get one carrier per core):
+        // futures completed on the loops (the default), one loop per core; and on the common pool, whose workers
+        // take the cores the loops leave (with a loop per core as well, three threads shared two cores here and the
+        // case ran at 0.6-0.7 times its rate with one loop).
         int cores = Runtime.getRuntime().availableProcessors();
+        int poolLoops = Math.max(1, cores - ForkJoinPool.getCommonPoolParallelism());
         IoExecutor onLoop = IoExecutor.builder().loops(cores).name("bench-files-loop").build();
-        IoExecutor onPool = IoExecutor.builder().loops(cores).name("bench-files-pool")
+        IoExecutor onPool = IoExecutor.builder().loops(poolLoops).name("bench-files-pool")
                 .futureExecutor(ForkJoinPool.commonPool()).build();
         Map<String, Way> ways = new LinkedHashMap<>();
         String sum = "checksum " + count + " files, " + TREE_IN_FLIGHT + " in flight";
@@ -146,6 +153,13 @@ public final class FilesCommand implements Callable<Integer> {
             ways.put(c + "|jdk transferTo", full -> copy(src, dst, srcCrc, drop, 1));
             ways.put(c + "|uring4j transferTo", full -> copy(src, dst, srcCrc, drop, 2));
             ways.put(c + "|uring4j AsyncFile.transferTo", full -> copy(src, dst, srcCrc, drop, 3, onLoop));
+        }
+        if (!only.isEmpty()) {
+            ways.keySet().removeIf(k -> only.stream().noneMatch(w -> k.replace('|', ' ').contains(w)));
+            if (ways.isEmpty()) {
+                throw new UsageError("--only " + String.join(",", only) + " names no case (cases: checksum, readAllBytes, "
+                        + "open+read+close, copy; strategies: jdk, uring4j, AsyncFile, readFile, common pool, ...)");
+            }
         }
         Map<String, List<double[]>> samples = new LinkedHashMap<>();
         AtomicLong done = new AtomicLong();

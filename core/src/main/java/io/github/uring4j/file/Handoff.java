@@ -1,0 +1,72 @@
+package io.github.uring4j.file;
+
+import io.github.uring4j.engine.Log;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Hands future completions to the executor the builder named ({@link IoExecutor.Builder#futureExecutor}) without a
+ * task per completion: they wait in a queue that tasks on that executor drain. A loop submits a drain task only
+ * when none is waiting to start, so a burst of completions costs the executor one wake-up, not one each (on a
+ * {@link java.util.concurrent.ForkJoinPool} of one worker, a task per completion spent most of the worker's time
+ * parking and waking). Before it runs a completion while more wait, a drain task makes sure another is waiting to
+ * start: a stage that blocks (or joins another operation's future) holds back only itself, and an executor with
+ * more threads drains with as many as have work. A task the executor refuses (it was shut down) is run by the
+ * thread that submitted it, so every future is still completed.
+ */
+final class Handoff implements Executor {
+    private final Executor executor;
+    private final ConcurrentLinkedQueue<Runnable> queue = new ConcurrentLinkedQueue<>();
+    /** A drain task was handed to the executor and has not started yet. */
+    private final AtomicBoolean waiting = new AtomicBoolean();
+    private final Runnable drain = this::drain;
+
+    private Handoff(Executor executor) {
+        this.executor = executor;
+    }
+
+    /** The hand-off to {@code executor}, or null (complete on the loop) when it is null. */
+    static Handoff to(Executor executor) {
+        return executor == null ? null : new Handoff(executor);
+    }
+
+    @Override
+    public void execute(Runnable completion) {
+        queue.offer(completion);
+        schedule();
+    }
+
+    private void schedule() {
+        if (waiting.get() || !waiting.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            executor.execute(drain);
+        } catch (RejectedExecutionException refused) {
+            waiting.set(false);
+            runQueued();
+        }
+    }
+
+    private void drain() {
+        waiting.set(false);
+        runQueued();
+    }
+
+    private void runQueued() {
+        Runnable r;
+        while ((r = queue.poll()) != null) {
+            if (!queue.isEmpty()) {
+                schedule();
+            }
+            try {
+                r.run();
+            } catch (Throwable t) {
+                // a completion only completes a future (which keeps its stages' exceptions); this is a bug's trace
+                Log.callbackFailed(t);
+            }
+        }
+    }
+}
