@@ -3,7 +3,6 @@ package io.github.uring4j.file;
 import io.github.uring4j.engine.Log;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -13,8 +12,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@link java.util.concurrent.ForkJoinPool} of one worker, a task per completion spent most of the worker's time
  * parking and waking). Before it runs a completion while more wait, a drain task makes sure another is waiting to
  * start: a stage that blocks (or joins another operation's future) holds back only itself, and an executor with
- * more threads drains with as many as have work. A task the executor refuses (it was shut down) is run by the
- * thread that submitted it, so every future is still completed.
+ * more threads drains with as many as have work. When the executor refuses a task (it was shut down) or throws,
+ * the thread that submitted it runs the completions, so every future is still completed.
  */
 final class Handoff implements Executor {
     private final Executor executor;
@@ -44,7 +43,7 @@ final class Handoff implements Executor {
         }
         try {
             executor.execute(drain);
-        } catch (RejectedExecutionException refused) {
+        } catch (RuntimeException refused) { // RejectedExecutionException (shut down), or a broken executor
             waiting.set(false);
             runQueued();
         }

@@ -138,6 +138,21 @@ class FutureExecutorTest {
     }
 
     @Test
+    void anExecutorThatThrowsStillSeesEveryFutureCompleted() throws Exception {
+        Executor broken = r -> {
+            throw new IllegalStateException("this executor takes no work");
+        };
+        try (IoExecutor io = UringExecutorTest.uring().futureExecutor(broken).build();
+                AsyncFile f = get(AsyncFile.open(io, TestFiles.fifo(dir, "broken"), StandardOpenOption.READ,
+                        StandardOpenOption.WRITE))) {
+            for (int round = 0; round < 3; round++) {
+                Thread t = completingThread(f);
+                assertTrue(onLoop(io, t), "completed on the loop instead: " + t);
+            }
+        }
+    }
+
+    @Test
     void withoutAnExecutorFuturesCompleteOnTheLoop() throws Exception {
         Path p = TestFiles.fifo(dir, "fifo2");
         try (IoExecutor io = UringExecutorTest.uring().build();
