@@ -3,6 +3,7 @@ package io.github.uring4j.file;
 import io.github.uring4j.engine.Log;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -12,8 +13,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@link java.util.concurrent.ForkJoinPool} of one worker, a task per completion spent most of the worker's time
  * parking and waking). Before it runs a completion while more wait, a drain task makes sure another is waiting to
  * start: a stage that blocks (or joins another operation's future) holds back only itself, and an executor with
- * more threads drains with as many as have work. When the executor refuses a task (it was shut down) or throws,
- * the thread that submitted it runs the completions, so every future is still completed.
+ * more threads drains with as many as have work. When the executor refuses a task (it was shut down) or throws, or
+ * is an {@link ExecutorService} shut down while a task waited in it (which {@code shutdownNow} drops), the thread
+ * handing over runs the completions, so every future is still completed.
  */
 final class Handoff implements Executor {
     private final Executor executor;
@@ -39,6 +41,10 @@ final class Handoff implements Executor {
 
     private void schedule() {
         if (waiting.get() || !waiting.compareAndSet(false, true)) {
+            if (executor instanceof ExecutorService s && s.isShutdown()) {
+                // the waiting task may have been dropped (shutdownNow): it will not come, so run what waits here
+                runQueued();
+            }
             return;
         }
         try {

@@ -14,6 +14,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -149,6 +151,35 @@ class FutureExecutorTest {
                 Thread t = completingThread(f);
                 assertTrue(onLoop(io, t), "completed on the loop instead: " + t);
             }
+        }
+    }
+
+    @Test
+    void aHandOffDroppedByShutdownNowStrandsNoLaterCompletion() throws Exception {
+        ThreadPoolExecutor one = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, new LinkedBlockingQueue<>());
+        try (IoExecutor io = UringExecutorTest.uring().futureExecutor(one).build();
+                AsyncFile f = get(AsyncFile.open(io, TestFiles.fifo(dir, "dropped"), StandardOpenOption.READ,
+                        StandardOpenOption.WRITE))) {
+            // The executor's one thread is busy, so the hand-off task of the next completions waits in its queue,
+            // and shutdownNow drops it.
+            CountDownLatch busy = new CountDownLatch(1);
+            one.execute(() -> {
+                busy.countDown();
+                LockSupport.parkNanos(60_000_000_000L); // until shutdownNow interrupts it
+            });
+            assertTrue(busy.await(10, TimeUnit.SECONDS));
+            CompletableFuture<Integer> read = f.read(ByteBuffer.allocateDirect(1), 0);
+            CompletableFuture<Integer> write = f.write(ByteBuffer.wrap(new byte[1]), 0);
+            for (int i = 0; i < 1000 && one.getQueue().isEmpty(); i++) {
+                Thread.sleep(10);
+            }
+            assertEquals(1, one.shutdownNow().size(), "the waiting hand-off task was dropped");
+            Thread after = completingThread(f);
+            assertTrue(onLoop(io, after), "completed on the loop: " + after);
+            assertEquals(1, get(read), "the completions queued behind the dropped task");
+            assertEquals(1, get(write));
+        } finally {
+            one.shutdownNow();
         }
     }
 
