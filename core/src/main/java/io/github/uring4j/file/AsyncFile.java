@@ -592,7 +592,7 @@ public final class AsyncFile implements AutoCloseable {
                 closeFuture = CompletableFuture.completedFuture(null);
                 return closeFuture;
             }
-            CompletableFuture<Void> done = new OpFuture<>(backend, null, 0, executor.futureExecutor);
+            CompletableFuture<Void> done = new CloseFuture(backend, executor.futureExecutor);
             closeFuture = done;
             Request r = backend.acquire();
             r.kind = Request.CLOSE;
@@ -608,15 +608,31 @@ public final class AsyncFile implements AutoCloseable {
         }
     }
 
+    /** The future of a close, and the close's own end as the loop saw it, which {@link #close()} waits for. */
+    static final class CloseFuture extends OpFuture<Void> {
+        final CompletableFuture<Void> settled = new CompletableFuture<>();
+
+        CloseFuture(IoBackend backend, Handoff completer) {
+            super(backend, null, 0, completer);
+        }
+    }
+
     /**
      * {@link #closeAsync()} and waits, unless called on an event loop thread (from a completion), where waiting
-     * would stop the loop that closes the file: there it returns once the close is under way.
+     * would stop the loop that closes the file: there it returns once the close is under way. It waits for the close
+     * itself, not for the {@linkplain IoExecutor.Builder#futureExecutor future executor} to complete the future, so
+     * a stage running there may close a file.
      */
     @Override
     public void close() throws IOException {
         CompletableFuture<Void> f = closeAsync();
         if (backend.mustNotBlock(Thread.currentThread())) {
             return;
+        }
+        if (f instanceof CloseFuture c) {
+            // the close's own end, settled on the loop: a stage on the future executor that closes the file does not
+            // wait for that executor to run the future's completion, which may be queued behind the stage itself
+            f = c.settled;
         }
         try {
             f.join();

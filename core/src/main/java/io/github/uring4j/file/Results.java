@@ -25,13 +25,11 @@ final class Results {
     /** A close: a file the executor closed first counts as closed. {@code attachment} is the file's handle. */
     static final Completion CLOSE = (target, att, value, opened, error) -> {
         CompletableFuture<?> f = (CompletableFuture<?>) FileIoEvents.finish(target, value, error);
-        Runnable end = () -> {
-            if (error == null || ((FileHandle) att).isClosed()) {
-                f.complete(null);
-            } else {
-                f.completeExceptionally(error);
-            }
-        };
+        Throwable failure = error == null || ((FileHandle) att).isClosed() ? null : error;
+        if (f instanceof AsyncFile.CloseFuture c) {
+            complete(c.settled, null, failure);
+        }
+        Runnable end = () -> complete(f, null, failure);
         if (f instanceof OpFuture<?> op) {
             op.deliver(end);
         } else {
@@ -66,7 +64,9 @@ final class Results {
         };
     }
 
-    private static void complete(CompletableFuture<Object> f, Object value, Throwable error) {
+    @SuppressWarnings("unchecked")
+    private static void complete(CompletableFuture<?> future, Object value, Throwable error) {
+        CompletableFuture<Object> f = (CompletableFuture<Object>) future;
         if (error != null) {
             f.completeExceptionally(error);
         } else {

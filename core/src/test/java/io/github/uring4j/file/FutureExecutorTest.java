@@ -184,6 +184,31 @@ class FutureExecutorTest {
     }
 
     @Test
+    void aStageOnAOneThreadExecutorMayCloseAFile() throws Exception {
+        // close() waits for the close itself: the future's completion, queued for this very thread, cannot come first.
+        ExecutorService one = Executors.newSingleThreadExecutor();
+        try (IoExecutor io = UringExecutorTest.uring().futureExecutor(one).build();
+                AsyncFile fifo = get(AsyncFile.open(io, TestFiles.fifo(dir, "closer"), StandardOpenOption.READ,
+                        StandardOpenOption.WRITE))) {
+            AsyncFile other = get(AsyncFile.open(io, dir.resolve("closed-by-a-stage"), StandardOpenOption.CREATE,
+                    StandardOpenOption.WRITE));
+            CompletableFuture<Integer> staged = fifo.read(ByteBuffer.allocateDirect(1), 0).thenApply(n -> {
+                try {
+                    other.close();
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+                return n;
+            });
+            assertEquals(1, get(fifo.write(ByteBuffer.wrap(new byte[1]), 0)));
+            assertEquals(1, get(staged)); // the stage returned: close() did not wait for its own thread
+            assertEquals(null, get(other.closeAsync()));
+        } finally {
+            one.shutdownNow();
+        }
+    }
+
+    @Test
     void withoutAnExecutorFuturesCompleteOnTheLoop() throws Exception {
         Path p = TestFiles.fifo(dir, "fifo2");
         try (IoExecutor io = UringExecutorTest.uring().build();
