@@ -36,22 +36,25 @@ final class Handoff implements Executor {
     @Override
     public void execute(Runnable completion) {
         queue.offer(completion);
-        schedule();
+        if (!schedule()) {
+            runQueued();
+        }
     }
 
-    private void schedule() {
+    /**
+     * Makes sure a drain task waits to start; false when none will come (the executor refused it or threw, or was
+     * shut down while one waited, which {@code shutdownNow} drops): then the caller drains.
+     */
+    private boolean schedule() {
         if (waiting.get() || !waiting.compareAndSet(false, true)) {
-            if (executor instanceof ExecutorService s && s.isShutdown()) {
-                // the waiting task may have been dropped (shutdownNow): it will not come, so run what waits here
-                runQueued();
-            }
-            return;
+            return !(executor instanceof ExecutorService s && s.isShutdown());
         }
         try {
             executor.execute(drain);
+            return true;
         } catch (RuntimeException refused) { // RejectedExecutionException (shut down), or a broken executor
             waiting.set(false);
-            runQueued();
+            return false;
         }
     }
 
@@ -64,7 +67,7 @@ final class Handoff implements Executor {
         Runnable r;
         while ((r = queue.poll()) != null) {
             if (!queue.isEmpty()) {
-                schedule();
+                schedule(); // refused: nothing to do, this thread goes on draining
             }
             try {
                 r.run();
