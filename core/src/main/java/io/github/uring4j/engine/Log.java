@@ -25,6 +25,11 @@ public final class Log {
         LOG.log(System.Logger.Level.WARNING, "uring4j: a CompletionHandler threw; the event loop carries on", t);
     }
 
+    public static void completionFailed(Throwable t) {
+        LOG.log(System.Logger.Level.WARNING, "uring4j: completing a future on the future executor threw; the others"
+                + " are completed", t);
+    }
+
     public static void loopFailed(String loop, Throwable t) {
         LOG.log(System.Logger.Level.ERROR, "uring4j: event loop " + loop + " failed; its operations fail", t);
     }

@@ -73,7 +73,7 @@ final class Handoff implements Executor {
                 r.run();
             } catch (Throwable t) {
                 // a completion only completes a future (which keeps its stages' exceptions); this is a bug's trace
-                Log.callbackFailed(t);
+                Log.completionFailed(t);
             }
         }
     }
