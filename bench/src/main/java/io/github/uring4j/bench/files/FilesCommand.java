@@ -112,12 +112,11 @@ public final class FilesCommand implements Callable<Integer> {
         }
         long minNanos = (long) (minTime * 1e9);
         long copyBytes = Sizes.parse("--copy-size", copySize);
-        Generator.checkSpace(dir, 3 * copyBytes + 40L * count * 1024);
-        Path small = Files.createDirectories(dir.resolve("small"));
+        // The files are made once the cases are known, so that a word of --only that names none fails at once.
+        Path small = dir.resolve("small");
         long[] crcs = new long[count];
-        long smallBytes = writeSmallFiles(small, crcs);
         Path src = dir.resolve("copy-source.bin");
-        long srcCrc = writeBigFile(src, copyBytes);
+        long[] srcCrc = new long[1];
         Path dst = dir.resolve("copy-target.bin");
         FileSystem ours = new UringFileSystemProvider(FileSystems.getDefault().provider())
                 .getFileSystem(URI.create("file:///"));
@@ -149,17 +148,34 @@ public final class FilesCommand implements Callable<Integer> {
         for (String cache : List.of("cached", "uncached")) {
             String c = "copy " + Sizes.format(copyBytes) + " " + cache;
             boolean drop = cache.equals("uncached");
-            ways.put(c + "|jdk Files.copy", full -> copy(src, dst, srcCrc, drop, 0));
-            ways.put(c + "|jdk transferTo", full -> copy(src, dst, srcCrc, drop, 1));
-            ways.put(c + "|uring4j transferTo", full -> copy(src, dst, srcCrc, drop, 2));
-            ways.put(c + "|uring4j AsyncFile.transferTo", full -> copy(src, dst, srcCrc, drop, 3, onLoop));
+            ways.put(c + "|jdk Files.copy", full -> copy(src, dst, srcCrc[0], drop, 0));
+            ways.put(c + "|jdk transferTo", full -> copy(src, dst, srcCrc[0], drop, 1));
+            ways.put(c + "|uring4j transferTo", full -> copy(src, dst, srcCrc[0], drop, 2));
+            ways.put(c + "|uring4j AsyncFile.transferTo", full -> copy(src, dst, srcCrc[0], drop, 3, onLoop));
         }
-        if (!only.isEmpty()) {
-            ways.keySet().removeIf(k -> only.stream().noneMatch(w -> k.replace('|', ' ').contains(w)));
-            if (ways.isEmpty()) {
-                throw new UsageError("--only " + String.join(",", only) + " names no case (cases: checksum, readAllBytes, "
-                        + "open+read+close, copy; strategies: jdk, uring4j, AsyncFile, readFile, common pool, ...)");
+        try {
+            if (!only.isEmpty()) {
+                ways.keySet().removeIf(k -> only.stream().noneMatch(w -> k.replace('|', ' ').contains(w)));
+                if (ways.isEmpty()) {
+                    throw new UsageError("--only " + String.join(",", only) + " names no case (cases: checksum, "
+                            + "readAllBytes, open+read+close, copy; strategies: jdk, uring4j, AsyncFile, readFile, "
+                            + "common pool, ...)");
+                }
             }
+            // Only the files the remaining cases read: a run of the copies alone writes no small files, and the other way round.
+            boolean copies = ways.keySet().stream().anyMatch(k -> k.startsWith("copy"));
+            boolean smalls = ways.keySet().stream().anyMatch(k -> !k.startsWith("copy"));
+            Generator.checkSpace(dir, (copies ? 3 * copyBytes : 0) + (smalls ? 40L * count * 1024 : 0));
+            if (smalls && writeSmallFiles(Files.createDirectories(small), crcs) <= 0) {
+                throw new IOException("no small files written");
+            }
+            if (copies) {
+                srcCrc[0] = writeBigFile(src, copyBytes);
+            }
+        } catch (Exception e) {
+            onLoop.close();
+            onPool.close();
+            throw e;
         }
         Map<String, List<double[]>> samples = new LinkedHashMap<>();
         AtomicLong done = new AtomicLong();
@@ -214,9 +230,6 @@ public final class FilesCommand implements Callable<Integer> {
                         .metric("us_per_file", mid[0] / 1e3 / files);
             }
             rows.add(r);
-        }
-        if (smallBytes <= 0) {
-            throw new IOException("no small files written");
         }
         return rows;
     }
