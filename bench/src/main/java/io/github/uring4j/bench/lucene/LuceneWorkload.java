@@ -58,7 +58,8 @@ import org.apache.lucene.util.BytesRef;
  * as {@code RESULT} lines, which must be identical whatever the provider, and its timings as {@code TIMING} lines.
  * <p>
  * Arguments: the directory to index into, the number of documents, the seed, the number of query rounds timed
- * (after half as many untimed), and optionally the documents of an untimed warm-up run first (default none).
+ * (after half as many untimed), and optionally the documents of an untimed warm-up run first (default none) and the
+ * directories to use ({@code nio}, {@code mmap}, or both separated by a comma: the default).
  * Indexing is timed from opening the writer to its last commit.
  */
 public final class LuceneWorkload {
@@ -78,7 +79,8 @@ public final class LuceneWorkload {
     /**
      * Runs the workload.
      *
-     * @param args the directory, the number of documents, the seed, the number of query rounds[, warm-up documents]
+     * @param args the directory, the number of documents, the seed, the number of query rounds[, warm-up
+     *        documents[, directories]]
      * @throws IOException if Lucene fails
      */
     public static void main(String[] args) throws IOException {
@@ -87,18 +89,22 @@ public final class LuceneWorkload {
         long seed = Long.parseLong(args[2]);
         int rounds = Integer.parseInt(args[3]);
         int warmUp = args.length > 4 ? Integer.parseInt(args[4]) : 0;
+        List<String> kinds = List.of(args.length > 5 ? args[5].split(",") : new String[] {"nio", "mmap"});
+        if (kinds.isEmpty() || !List.of("nio", "mmap").containsAll(kinds)) {
+            throw new IllegalArgumentException("directories: nio, mmap or nio,mmap, not " + args[5]);
+        }
         System.out.println("PROVIDER " + FileSystems.getDefault().provider().getClass().getName());
         if (warmUp > 0) {
             // untimed, unprinted: the same work on a smaller corpus of another seed, so that the JIT has compiled
             // what the timed runs call (a fresh JVM spent most of the first few seconds of indexing compiling)
-            for (String kind : List.of("nio", "mmap")) {
+            for (String kind : kinds) {
                 Path dir = Files.createDirectories(base.resolve("warm-up-" + kind));
                 try (Directory d = kind.equals("nio") ? new NIOFSDirectory(dir) : new MMapDirectory(dir)) {
                     run(kind, d, dir, warmUp, seed + 1, 2, false);
                 }
             }
         }
-        for (String kind : List.of("nio", "mmap")) {
+        for (String kind : kinds) {
             Path dir = Files.createDirectories(base.resolve(kind));
             try (Directory d = kind.equals("nio") ? new NIOFSDirectory(dir) : new MMapDirectory(dir)) {
                 run(kind, d, dir, docs, seed, rounds, true);
