@@ -228,9 +228,6 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
             java.util.function.Supplier<IoExecutor> executors) throws IOException {
         String p = path.toString();
         Opening o = Opening.of(p, options, attrs, false);
-        if (p.indexOf('\0') >= 0) {
-            throw new java.nio.file.InvalidPathException(p, "Nul character not allowed");
-        }
         Call c = Call.get();
         int fd;
         int alignment = 0;
@@ -264,6 +261,9 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
 
     /** {@code p} as the NUL-terminated bytes the JDK would pass to {@code open(2)}. */
     static byte[] cString(String p) {
+        if (p.indexOf('\0') >= 0) {
+            throw new java.nio.file.InvalidPathException(p, "Nul character not allowed");
+        }
         byte[] bytes = p.getBytes(JNU);
         return Arrays.copyOf(bytes, bytes.length + 1);
     }
