@@ -47,6 +47,10 @@ step "error: O_DIRECT size not /512" 2 "$bench" loadtypes --dir "$tmp/lt" --dire
 step "error: not enough disk space"  2 "$bench" generate --dir "$tmp/huge" --files 1000000 --blocks 1000000000
 step "loadtypes"                     0 "$bench" loadtypes --dir "$tmp/lt" --size 2M --seq-io 256K --min-time 0.05 -q --json "$tmp/lt.json"
 step "files"                         0 "$bench" files --dir "$tmp/files" --count 200 --copy-size 4M --rounds 1 -q --json "$tmp/files.json"
+step "error: files --only nosuch"    2 "$bench" files --dir "$tmp/files-none" --count 200 --only nosuch
+if [ -e "$tmp/files-none/small" ] || [ -e "$tmp/files-none/copy-source.bin" ]; then
+  echo "FAIL  files --only nosuch wrote its files before it failed"; failed=1
+fi
 step "lucene"                        0 "$bench" lucene --dir "$tmp/lucene" --docs 200 --queries 2 --rounds 1 -q --json "$tmp/lucene.json"
 step "error: lucene --docs 0"        2 "$bench" lucene --dir "$tmp/lucene" --docs 0
 step "iops"                          0 "$bench" iops -r 1 -O 0 -d 8 -q --create 4m "$tmp/iops.bin"
