@@ -18,22 +18,10 @@ import java.nio.file.WatchService;
 final class UringPath implements Path, Builtin.Wrapped {
     private final UringFileSystem fs;
     private final Path builtin;
-    /** {@link #toString()} as {@code open(2)} takes it, made on first use (as the JDK's path keeps its bytes). */
-    private byte[] cString;
 
     UringPath(UringFileSystem fs, Path builtin) {
         this.fs = fs;
         this.builtin = builtin;
-    }
-
-    /** The path's bytes in the JDK's file-name encoding and a terminating NUL. Do not modify. */
-    byte[] cString() {
-        byte[] c = cString;
-        if (c == null) {
-            c = UringFileChannel.cString(toString());
-            cString = c; // racy but idempotent: every thread computes the same bytes
-        }
-        return c;
     }
 
     @Override
