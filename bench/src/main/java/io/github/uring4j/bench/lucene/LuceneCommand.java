@@ -62,6 +62,10 @@ public final class LuceneCommand implements Callable<Integer> {
             + "corpus, so that the timed indexing is not mostly the JIT at work (default: half of --docs).")
     Integer warmUp;
 
+    @Option(names = "--one-jvm", description = "Both directories in one JVM, NIOFSDirectory first, as a program that "
+            + "uses both would (Elasticsearch's hybridfs does): the second's rate then depends on the first's.")
+    boolean oneJvm;
+
     @Option(names = "--json", description = "Also write the rows to this JSON file.")
     Path json;
 
@@ -97,21 +101,25 @@ public final class LuceneCommand implements Callable<Integer> {
         long start = System.nanoTime();
         for (int round = 0; round < rounds; round++) {
             List<String> order = round % 2 == 0 ? List.of(BUILTIN, URING) : List.of(URING, BUILTIN);
-            for (String kind : KINDS) {
+            for (List<String> kinds : oneJvm ? List.of(KINDS) : KINDS.stream().map(List::of).toList()) {
+                String names = String.join(" and ", kinds.stream().map(LuceneCommand::directory).toList());
                 for (String which : order) {
                     if (!quiet) {
                         System.err.printf(Locale.ROOT, "lucene: %.0fs elapsed, round %d of %d, %s, %s: %,d documents%n",
-                                (System.nanoTime() - start) / 1e9, round + 1, rounds, which, directory(kind), docs);
+                                (System.nanoTime() - start) / 1e9, round + 1, rounds, which, names, docs);
                     }
-                    Run r = child(which, kind, dir.resolve("r" + round + "-" + kind + "-"
+                    Run r = child(which, kinds, dir.resolve("r" + round + "-" + String.join("-", kinds) + "-"
                             + (which.equals(URING) ? "uring4j" : "builtin")), warm);
-                    List<String> want = expected.putIfAbsent(kind, r.results);
-                    if (want != null && !want.equals(r.results)) {
-                        throw new IllegalStateException("Lucene found different results on the " + which + " with "
-                                + directory(kind) + " (round " + (round + 1) + "): first difference "
-                                + firstDifference(want, r.results));
+                    for (String kind : kinds) {
+                        List<String> got = r.results.stream().filter(l -> l.startsWith(kind + " ")).toList();
+                        List<String> want = expected.putIfAbsent(kind, got);
+                        if (want != null && !want.equals(got)) {
+                            throw new IllegalStateException("Lucene found different results on the " + which + " with "
+                                    + directory(kind) + " (round " + (round + 1) + "): first difference "
+                                    + firstDifference(want, got));
+                        }
+                        runs.computeIfAbsent(which + "|" + kind, k -> new ArrayList<>()).add(r);
                     }
-                    runs.computeIfAbsent(which + "|" + kind, k -> new ArrayList<>()).add(r);
                 }
             }
         }
@@ -162,8 +170,9 @@ public final class LuceneCommand implements Callable<Integer> {
         return a.size() + " results against " + b.size();
     }
 
-    /** Runs the workload with one directory in a JVM of its own (this one's launcher and class path) on one provider. */
-    private Run child(String which, String kind, Path indexDir, int warm) throws IOException, InterruptedException {
+    /** Runs the workload with {@code kinds} in a JVM of its own (this one's launcher and class path) on one provider. */
+    private Run child(String which, List<String> kinds, Path indexDir, int warm)
+            throws IOException, InterruptedException {
         deleteTree(indexDir);
         List<String> cmd = new ArrayList<>();
         cmd.add(ProcessHandle.current().info().command()
@@ -175,7 +184,7 @@ public final class LuceneCommand implements Callable<Integer> {
         }
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), LuceneWorkload.class.getName(),
                 indexDir.toString(), String.valueOf(docs), String.valueOf(SEED), String.valueOf(queries),
-                String.valueOf(warm), kind));
+                String.valueOf(warm), String.join(",", kinds)));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         p.getOutputStream().close();
         ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -217,7 +226,7 @@ public final class LuceneCommand implements Callable<Integer> {
                 stats = l.substring(6);
             }
         }
-        if (!timings.keySet().equals(java.util.Set.of(kind)) || results.isEmpty()) {
+        if (!timings.keySet().equals(java.util.Set.copyOf(kinds)) || results.isEmpty()) {
             throw new IOException("Lucene on the " + which + " printed no results or timings: " + lines);
         }
         return new Run(results, timings, stats);
