@@ -52,6 +52,7 @@ if [ -e "$tmp/files-none/small" ] || [ -e "$tmp/files-none/copy-source.bin" ]; t
   echo "FAIL  files --only nosuch wrote its files before it failed"; failed=1
 fi
 step "lucene"                        0 "$bench" lucene --dir "$tmp/lucene" --docs 200 --queries 2 --rounds 1 -q --json "$tmp/lucene.json"
+step "lucene --one-jvm"               0 "$bench" lucene --dir "$tmp/lucene" --docs 200 --queries 2 --rounds 1 --one-jvm -q
 step "error: lucene --docs 0"        2 "$bench" lucene --dir "$tmp/lucene" --docs 0
 step "iops"                          0 "$bench" iops -r 1 -O 0 -d 8 -q --create 4m "$tmp/iops.bin"
 if command -v fio >/dev/null; then
