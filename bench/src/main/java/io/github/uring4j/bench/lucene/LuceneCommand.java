@@ -27,10 +27,11 @@ import picocli.CommandLine.Option;
  * {@code UringFileSystemProvider} (named by {@code -Djava.nio.file.spi.DefaultFileSystemProvider}), each in a JVM of
  * its own and taking turns, the first of a round alternating: indexing (from opening the writer to its last commit)
  * and queries, with {@code NIOFSDirectory} and with {@code MMapDirectory}, each directory in JVMs of its own as well,
- * as a program uses one. One after the other in a JVM, what the first left in the JIT's profiles moved the second's
- * rate: the uring4j provider's {@code MMapDirectory} queries ran at 0.76-0.83 times the built-in provider's in every
- * such run of a day, and at 1.13 times in one where the {@code NIOFSDirectory} before them read through system calls
- * instead of a mapping. Every result the workload prints (the
+ * as a program uses one. One after the other in a JVM, the first moved the second's rate (most likely through what
+ * the JIT compiled; the exact mechanism was not found): the uring4j provider's {@code MMapDirectory} queries ran at
+ * 0.76-0.83 times the built-in provider's in every such run of a day, and at 1.0-1.13 times in runs where the
+ * {@code NIOFSDirectory} before them read through system calls instead of a mapping. {@code --one-jvm} measures
+ * that case. Every result the workload prints (the
  * index check, hit counts, top documents, scores, stored fields) must be the same in every run, or the command fails.
  */
 @Command(name = "lucene", mixinStandardHelpOptions = true, versionProvider = io.github.uring4j.bench.Version.class,
