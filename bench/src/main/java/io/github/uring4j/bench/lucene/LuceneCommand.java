@@ -29,7 +29,7 @@ import picocli.CommandLine.Option;
  * and queries, with {@code NIOFSDirectory} and with {@code MMapDirectory}, each directory in JVMs of its own as well,
  * as a program uses one. One after the other in a JVM, the first moved the second's rate (most likely through what
  * the JIT compiled; the exact mechanism was not found): the uring4j provider's {@code MMapDirectory} queries ran at
- * 0.76-0.83 times the built-in provider's in every such run of a day, and at 1.0-1.13 times in runs where the
+ * 0.70-0.89 times the built-in provider's in 11 of 13 such runs of a day, and at 0.99-1.13 times in runs where the
  * {@code NIOFSDirectory} before them read through system calls instead of a mapping. {@code --one-jvm} measures
  * that case. Every result the workload prints (the
  * index check, hit counts, top documents, scores, stored fields) must be the same in every run, or the command fails.
