@@ -15,8 +15,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.spi.ToolProvider;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
@@ -77,6 +80,7 @@ class ReadmeExamplesTest {
                 "-cp", System.getProperty("java.class.path"), "-d", out.toString(), src.toString());
         assertEquals(0, rc, "README java block " + (n + 1) + " does not compile:\n" + messages + "\n" + source);
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
+        Set<String> tempBefore = tempEntries();
         PrintStream old = System.out;
         try (URLClassLoader loader = new URLClassLoader(new URL[] {out.toUri().toURL()}, getClass().getClassLoader())) {
             System.setOut(new PrintStream(printed, true, StandardCharsets.UTF_8));
@@ -89,5 +93,19 @@ class ReadmeExamplesTest {
         String said = printed.toString(StandardCharsets.UTF_8);
         old.print(said);
         assertFalse(said.isBlank(), "README java block " + (n + 1) + " ran and printed nothing");
+        Set<String> left = tempEntries();
+        left.removeAll(tempBefore);
+        assertEquals(Set.of(), left, "README java block " + (n + 1) + " left files in " + TMP
+                + " (a reader who copies it would too)");
+    }
+
+    private static final Path TMP = Path.of(System.getProperty("java.io.tmpdir"));
+
+    /** The names in the temporary directory that the README's examples could have made there. */
+    private static Set<String> tempEntries() throws java.io.IOException {
+        try (Stream<Path> s = Files.list(TMP)) {
+            return s.map(p -> p.getFileName().toString()).filter(f -> f.startsWith("uring4j"))
+                    .collect(Collectors.toCollection(HashSet::new));
+        }
     }
 }

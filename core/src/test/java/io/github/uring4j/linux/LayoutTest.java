@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Every struct size, every field offset and the ABI constants, checked against the system's kernel headers: the
@@ -41,9 +42,12 @@ class LayoutTest {
 
     private static Map<String, Long> c;
 
+    /** Where the C program is written and compiled; removed after the class's tests. */
+    @TempDir
+    static Path dir;
+
     @BeforeAll
     static void compileAndRun() throws Exception {
-        Path dir = Files.createTempDirectory("uring4j-layout");
         StringBuilder src = new StringBuilder("""
                 #define _GNU_SOURCE
                 #include <stdio.h>
@@ -82,7 +86,7 @@ class LayoutTest {
         Files.writeString(cfile, src);
         assumeTrue(run(List.of("sh", "-c", "command -v cc")) != null, "no C compiler: layout check skipped");
         String cc = run(List.of("cc", "-o", exe.toString(), cfile.toString()));
-        assertTrue(cc != null, "the generated C program must compile; see " + cfile);
+        assertTrue(cc != null, "the generated C program must compile (the compiler's messages are above):\n" + src);
         String out = run(List.of(exe.toString()));
         c = new HashMap<>();
         for (String line : out.split("\n")) {
