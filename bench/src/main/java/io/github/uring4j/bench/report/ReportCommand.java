@@ -57,7 +57,7 @@ public final class ReportCommand implements Callable<Integer> {
     private static final List<String> JIT_PASS = List.of("ring", "async", "mmap", "channel");
 
     @Option(names = "--duration", description = "Measured seconds per read row (default: ${DEFAULT-VALUE}).")
-    double duration = 2;
+    double duration = 1.5;
 
     @Option(names = "--quick", description = "Tiny data and one-second rows: checks the pipeline, measures little.")
     boolean quick;
@@ -264,7 +264,7 @@ public final class ReportCommand implements Callable<Integer> {
             add(sections, new Section(FILES_COPY, filesCommand,
                     fileRows.stream().filter(r -> r.primaryUnit.equals("GB/s")).toList()));
             // 6. Apache Lucene, unchanged, on the built-in provider and on uring4j's (each run in a JVM of its own)
-            List<String> luArgs = List.of("--docs", quick ? "300" : "3000", "--queries", quick ? "4" : "150",
+            List<String> luArgs = List.of("--docs", quick ? "300" : "2000", "--queries", quick ? "4" : "100",
                     "--rounds", quick ? "1" : "2");
             String luceneCommand = "uring4j-bench lucene " + String.join(" ", luArgs);
             List<Result> luRows = ChildRun.run(dir, "lucene", withDirAndQuiet(luArgs, dir.resolve("lucene")),
@@ -275,7 +275,7 @@ public final class ReportCommand implements Callable<Integer> {
                     luRows.stream().filter(r -> !r.primaryUnit.equals("docs/s")).toList()));
             // 7. synced log records: write + force from 1 and 8 threads vs writeAndSync one at a time and 8 in flight
             List<String> jmhArgs = new ArrayList<>(quick ? List.of("-f", "0", "-wi", "0", "-i", "1", "-r", "200ms")
-                    : List.of("-wi", "2", "-w", "1s", "-i", "3", "-r", "1s"));
+                    : List.of("-wi", "1", "-w", "1s", "-i", "3", "-r", "1s"));
             jmhArgs.addAll(List.of("-jvmArgsAppend", "-During4j.jmh.dir=" + dir.resolve("jmh")));
             for (Section s : ChildRun.jmh(dir, "SyncWriteBenchmark", jmhArgs, childLimit)) {
                 add(sections, s);
