@@ -276,6 +276,19 @@ public final class Memory {
      * the failure when the copy-back target's memory was freed (or may not be touched here) meanwhile.
      */
     static Throwable finish(Request r, long n) {
+        try {
+            return deliver(r, n);
+        } catch (RuntimeException e) {
+            // The caller changed the buffer while the operation ran (its limit, its position: a pool buffer released
+            // and lent to another operation does that). The request must still end, and its memory be released: an
+            // exception out of here would leave it (and its client) waiting forever.
+            return new IllegalStateException("the " + r.name() + " moved " + n + " bytes, but its buffer was changed"
+                    + " while it ran (its position or limit moved, or it was lent out again), so they cannot be"
+                    + " delivered: " + e, e);
+        }
+    }
+
+    private static Throwable deliver(Request r, long n) {
         Object to = r.copyBackTo;
         if (to != null && r.bounce != null) {
             try {
