@@ -82,7 +82,9 @@ import java.util.concurrent.CompletionException;
  *
  * <h2>Closing</h2>
  * {@link #close()} cancels what is in flight on the file and closes it; it never waits for a free slot or for
- * operations that cannot complete. A file dropped without {@code close()} is closed once it becomes unreachable,
+ * operations that cannot complete. An operation started on a closed file fails with {@link ClosedChannelException}:
+ * its future is failed at once, its {@link CompletionHandler} told at once on the calling thread (what the handler
+ * throws is logged, as on a loop, not thrown to the caller). A file dropped without {@code close()} is closed once it becomes unreachable,
  * as the JDK's channels are; operations in flight keep it reachable.
  */
 public final class AsyncFile implements AutoCloseable {
@@ -270,9 +272,9 @@ public final class AsyncFile implements AutoCloseable {
             throw new NullPointerException("handler");
         }
         if (r == null) {
-            @SuppressWarnings("unchecked")
-            CompletionHandler<Object, ? super A> h = (CompletionHandler<Object, ? super A>) handler;
-            h.failed(closed(), attachment);
+            // Told here, on the caller's thread, as every other handler is told: what the handler throws is logged,
+            // not thrown out of this call (a caller on a loop thread would otherwise unwind the completion it runs in).
+            Results.tell(handler, attachment, null, closed());
             return;
         }
         r.target = handler;
