@@ -67,6 +67,12 @@ public final class Memory {
         return new IllegalStateException(what + " belongs to a closed arena or BufferPool: its memory is freed");
     }
 
+    /** A buffer still lent by a pool that was closed: its memory is alive, but no new operation may use it. */
+    private static IllegalStateException poolClosed(String what) {
+        return new IllegalStateException(what + " belongs to a closed BufferPool: a closed pool's buffers take part in"
+                + " no new operation (its memory is freed once every buffer lent out is released)");
+    }
+
     // ------------------------------------------------------------------------------------------ segments
 
     /** Points {@code r} at {@code seg} for a transfer of {@code len} bytes (a read into it, or a write from it). */
@@ -84,8 +90,11 @@ public final class Memory {
             case HELD -> r.address = seg.address();
             case POOL -> {
                 PinnedRegion region = PinnedRegion.of(scope);
-                if (region == null || !region.pin()) {
+                if (region == null) {
                     throw freed("the segment");
+                }
+                if (!region.pin()) {
+                    throw poolClosed("the segment");
                 }
                 r.pinned = region;
                 r.address = seg.address();
@@ -135,7 +144,7 @@ public final class Memory {
             case HELD -> r.address = b.base + buf.position();
             case POOL -> {
                 if (!b.region.pin()) {
-                    throw freed("the buffer");
+                    throw poolClosed("the buffer");
                 }
                 r.pinned = b.region;
                 r.address = b.base + buf.position();
@@ -189,7 +198,7 @@ public final class Memory {
             case POOL -> {
                 if (r.pinned == null) {
                     if (!b.region.pin()) {
-                        throw freed("buffer " + index);
+                        throw poolClosed("buffer " + index);
                     }
                     r.pinned = b.region;
                 } else if (r.pinned != b.region) {
