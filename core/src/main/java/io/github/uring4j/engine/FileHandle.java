@@ -29,6 +29,8 @@ public abstract class FileHandle {
     public final int offAlign;
     private final IoBackend backend;
     private final AtomicInteger state = new AtomicInteger(OPEN);
+    /** Completed by {@link #markClosed()} once someone waits for it ({@link #whenClosed}); guarded by this. */
+    private java.util.concurrent.CompletableFuture<Void> closedSignal;
     /** Why the backend closed the file on its own (its event loop failed), or null. */
     private volatile String closedBecause;
 
@@ -71,6 +73,31 @@ public abstract class FileHandle {
     /** The backend closed the descriptor. */
     public void markClosed() {
         state.set(CLOSED);
+        java.util.concurrent.CompletableFuture<Void> s;
+        synchronized (this) {
+            s = closedSignal;
+        }
+        if (s != null) {
+            s.complete(null);
+        }
+    }
+
+    /**
+     * Runs {@code action} once the backend has closed the file ({@link #markClosed()}), at once if it has: for a close
+     * the backend refused because it is shutting down, which closes the file itself.
+     */
+    public void whenClosed(Runnable action) {
+        java.util.concurrent.CompletableFuture<Void> s;
+        synchronized (this) {
+            if (closedSignal == null) {
+                closedSignal = new java.util.concurrent.CompletableFuture<>();
+            }
+            s = closedSignal;
+        }
+        if (isClosed()) {
+            s.complete(null); // marked before the signal existed
+        }
+        s.thenRun(action);
     }
 
     /**

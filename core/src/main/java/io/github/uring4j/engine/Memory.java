@@ -67,6 +67,12 @@ public final class Memory {
         return new IllegalStateException(what + " belongs to a closed arena or BufferPool: its memory is freed");
     }
 
+    /** A buffer still lent by a pool that was closed: its memory is alive, but no new operation may use it. */
+    private static IllegalStateException poolClosed(String what) {
+        return new IllegalStateException(what + " belongs to a closed BufferPool: a closed pool's buffers take part in"
+                + " no new operation (its memory is freed once every buffer lent out is released)");
+    }
+
     // ------------------------------------------------------------------------------------------ segments
 
     /** Points {@code r} at {@code seg} for a transfer of {@code len} bytes (a read into it, or a write from it). */
@@ -84,8 +90,11 @@ public final class Memory {
             case HELD -> r.address = seg.address();
             case POOL -> {
                 PinnedRegion region = PinnedRegion.of(scope);
-                if (region == null || !region.pin()) {
+                if (region == null) {
                     throw freed("the segment");
+                }
+                if (!region.pin()) {
+                    throw poolClosed("the segment");
                 }
                 r.pinned = region;
                 r.address = seg.address();
@@ -135,7 +144,7 @@ public final class Memory {
             case HELD -> r.address = b.base + buf.position();
             case POOL -> {
                 if (!b.region.pin()) {
-                    throw freed("the buffer");
+                    throw poolClosed("the buffer");
                 }
                 r.pinned = b.region;
                 r.address = b.base + buf.position();
@@ -189,7 +198,7 @@ public final class Memory {
             case POOL -> {
                 if (r.pinned == null) {
                     if (!b.region.pin()) {
-                        throw freed("buffer " + index);
+                        throw poolClosed("buffer " + index);
                     }
                     r.pinned = b.region;
                 } else if (r.pinned != b.region) {
@@ -276,6 +285,19 @@ public final class Memory {
      * the failure when the copy-back target's memory was freed (or may not be touched here) meanwhile.
      */
     static Throwable finish(Request r, long n) {
+        try {
+            return deliver(r, n);
+        } catch (RuntimeException e) {
+            // The caller changed the buffer while the operation ran (its limit, its position: a pool buffer released
+            // and lent to another operation does that). The request must still end, and its memory be released: an
+            // exception out of here would leave it (and its client) waiting forever.
+            return new IllegalStateException("the " + r.name() + " moved " + n + " bytes, but its buffer was changed"
+                    + " while it ran (its position or limit moved, or it was lent out again), so they cannot be"
+                    + " delivered: " + e, e);
+        }
+    }
+
+    private static Throwable deliver(Request r, long n) {
         Object to = r.copyBackTo;
         if (to != null && r.bounce != null) {
             try {

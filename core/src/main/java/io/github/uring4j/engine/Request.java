@@ -189,14 +189,26 @@ public final class Request extends MpscQueue.Node {
      * end.
      */
     public void tellEarly(Throwable error) {
+        Runnable tell = claimEarlyTell(error);
+        if (tell != null) {
+            tell.run();
+        }
+    }
+
+    /**
+     * The first half of {@link #tellEarly}: marks the client told and returns what tells it (null when it was told
+     * already), so that a backend can serialise the claim with the end under a lock and run the client's code (a
+     * handler, which may do anything, close() included) after letting the lock go.
+     */
+    public Runnable claimEarlyTell(Throwable error) {
         if (told) {
-            return;
+            return null;
         }
         told = true;
         Completion c = completion;
-        if (c != null) {
-            c.complete(target, attachment, 0, null, error);
-        }
+        Object t = target;
+        Object a = attachment;
+        return c == null ? () -> { } : () -> c.complete(t, a, 0, null, error);
     }
 
     public boolean wasTold() {

@@ -82,8 +82,10 @@ import java.util.concurrent.CompletionException;
  *
  * <h2>Closing</h2>
  * {@link #close()} cancels what is in flight on the file and closes it; it never waits for a free slot or for
- * operations that cannot complete. A file dropped without {@code close()} is closed once it becomes unreachable,
- * as the JDK's channels are; operations in flight keep it reachable.
+ * operations that cannot complete. An operation started on a closed file fails with {@link ClosedChannelException}:
+ * its future is failed at once, its {@link CompletionHandler} told at once on the calling thread (what the handler
+ * throws is logged, as on a loop, not thrown to the caller). A file dropped without {@code close()} is closed once it
+ * becomes unreachable, as the JDK's channels are; operations in flight keep it reachable.
  */
 public final class AsyncFile implements AutoCloseable {
     private static final int SYNC_RANGE_FLAGS =
@@ -99,6 +101,8 @@ public final class AsyncFile implements AutoCloseable {
     private final IoBackend backend;
     private final Cleaner.Cleanable cleanable;
     private volatile CompletableFuture<Void> closeFuture;
+    /** The thread inside {@link #closeAsync()}'s submission of the close, while it is there; else null. */
+    private volatile Thread closingThread;
 
     AsyncFile(IoExecutor executor, FileHandle handle) {
         this.executor = executor;
@@ -270,9 +274,9 @@ public final class AsyncFile implements AutoCloseable {
             throw new NullPointerException("handler");
         }
         if (r == null) {
-            @SuppressWarnings("unchecked")
-            CompletionHandler<Object, ? super A> h = (CompletionHandler<Object, ? super A>) handler;
-            h.failed(closed(), attachment);
+            // Told here, on the caller's thread, as every other handler is told: what the handler throws is logged,
+            // not thrown out of this call (a caller on a loop thread would otherwise unwind the completion it runs in).
+            Results.tell(handler, attachment, null, closed());
             return;
         }
         r.target = handler;
@@ -602,7 +606,14 @@ public final class AsyncFile implements AutoCloseable {
             r.attachment = handle;
             r.client = this;
             FileIoEvents.begin(r, backend.name());
-            backend.submit(r);
+            // The threads backend fails the file's operations on this thread, inside submit: a handler of one of
+            // them that calls close() must not wait for the close it runs inside of (close() checks this).
+            closingThread = Thread.currentThread();
+            try {
+                backend.submit(r);
+            } finally {
+                closingThread = null;
+            }
             cleanable.clean(); // closing now: nothing left for the cleaner to do
             return done;
         }
@@ -619,14 +630,19 @@ public final class AsyncFile implements AutoCloseable {
 
     /**
      * {@link #closeAsync()} and waits, unless called on an event loop thread (from a completion), where waiting
-     * would stop the loop that closes the file: there it returns once the close is under way. It waits for the close
+     * would stop the loop that closes the file, or from a completion the close itself runs (on the threads backend
+     * the thread that closes the file tells its operations that they failed): there it returns once the close is
+     * under way. It waits for the close
      * itself, not for the {@linkplain IoExecutor.Builder#futureExecutor future executor} to complete the future, so
      * a stage running there may close a file.
      */
     @Override
     public void close() throws IOException {
         CompletableFuture<Void> f = closeAsync();
-        if (backend.mustNotBlock(Thread.currentThread())) {
+        Thread me = Thread.currentThread();
+        if (backend.mustNotBlock(me) || closingThread == me) {
+            // a loop, or a completion the close itself runs (on the threads backend the closing thread tells the
+            // file's operations that they failed): waiting here would wait for the close this thread is making
             return;
         }
         if (f instanceof CloseFuture c) {

@@ -17,8 +17,8 @@ import java.util.Optional;
  *
  * <p>{@link #acquire()} and {@link #release} are thread-safe. The library owns the memory: {@link #close()} stops
  * lending and frees the region only once every buffer lent out has been released and every operation using one has
- * completed, so closing a pool early never lets the kernel write into freed memory. A buffer used after the pool
- * closed is refused ({@link IllegalStateException}) once the memory is freed.
+ * completed, so closing a pool early never lets the kernel write into freed memory. A buffer used in a new operation
+ * after the pool closed is refused ({@link IllegalStateException}), whether or not its memory is freed yet.
  */
 public final class BufferPool implements AutoCloseable {
     private final PinnedRegion region;

@@ -73,6 +73,14 @@ final class Copies {
                 return CompletableFuture.failedFuture(new FileIOException(e, "dup", from.handle.path, -1,
                         Errno.name(e) + " duplicating the descriptors for a copy"));
             }
+            // A file closed between the check above and its dup may have had its descriptor number given to another
+            // open meanwhile (of any file of the process): the copy would read or write that one. A descriptor is
+            // closed only after its handle stopped being open, so handles still open now mean the dups are theirs.
+            if (!in.isOpen() || !out.isOpen()) {
+                LeanCalls.close(capture, inFd);
+                LeanCalls.close(capture, outFd);
+                return CompletableFuture.failedFuture(new ClosedChannelException());
+            }
         }
         KernelCopy.helpers().execute(() -> {
             long done = 0;

@@ -3,6 +3,7 @@ package io.github.uring4j.file;
 import io.github.uring4j.engine.Completion;
 import io.github.uring4j.engine.FileHandle;
 import io.github.uring4j.engine.Log;
+import java.nio.channels.AsynchronousCloseException;
 import java.nio.channels.CompletionHandler;
 import java.util.concurrent.CompletableFuture;
 
@@ -25,7 +26,17 @@ final class Results {
     /** A close: a file the executor closed first counts as closed. {@code attachment} is the file's handle. */
     static final Completion CLOSE = (target, att, value, opened, error) -> {
         CompletableFuture<?> f = (CompletableFuture<?>) FileIoEvents.finish(target, value, error);
-        Throwable failure = error == null || ((FileHandle) att).isClosed() ? null : error;
+        FileHandle handle = (FileHandle) att;
+        if (error instanceof AsynchronousCloseException && !handle.isClosed()) {
+            // The executor is shutting down and refused the close: its shutdown closes the file, and the close ends
+            // then, as if it had run (failing it would tell the caller a file was left open that is being closed).
+            handle.whenClosed(() -> closed(f, null));
+            return;
+        }
+        closed(f, error == null || handle.isClosed() ? null : error);
+    };
+
+    private static void closed(CompletableFuture<?> f, Throwable failure) {
         if (f instanceof AsyncFile.CloseFuture c) {
             complete(c.settled, null, failure);
         }
@@ -35,7 +46,7 @@ final class Results {
         } else {
             end.run();
         }
-    };
+    }
 
     /** An open on {@code executor}: the new handle becomes an {@link AsyncFile}. */
     static Completion open(IoExecutor executor) {

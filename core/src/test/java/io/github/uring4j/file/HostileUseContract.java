@@ -175,6 +175,37 @@ abstract class HostileUseContract {
         }
     }
 
+    /**
+     * A pool buffer released under a pending read and lent out again with a smaller limit: the read cannot advance
+     * it, and says so, instead of never completing (and keeping the pool's memory for ever).
+     */
+    @Test
+    void aPoolBufferLentAgainUnderAPendingReadStillEndsTheRead() throws Exception {
+        Path fifo = TestFiles.fifo(dir, "fifoLentAgain");
+        try (AsyncFile f = open(fifo, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            BufferPool pool = BufferPool.create(4096, 1);
+            ByteBuffer buf = pool.acquireBuffer().limit(8);
+            CompletableFuture<Integer> r = f.read(buf, 0);
+            pool.release(buf); // the caller's mistake: released while the read uses it
+            ByteBuffer again = pool.acquireBuffer(); // the same buffer, lent out again
+            again.limit(2);
+            try (FileChannel w = FileChannel.open(fifo, StandardOpenOption.WRITE)) {
+                w.write(ByteBuffer.wrap("lentagain".getBytes()));
+            }
+            Throwable t = failure(r);
+            assertInstanceOf(IllegalStateException.class, t);
+            assertTrue(t.getMessage().contains("changed"), t.getMessage());
+            pool.release(again);
+            pool.close();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!pool.isFreed() && System.nanoTime() < deadline) {
+                Thread.sleep(1);
+            }
+            assertTrue(pool.isFreed(), "the read gave the pool's memory back");
+            assertEquals(0, io.inFlight());
+        }
+    }
+
     /** Confined memory: a write copies it at the call; a read into it (completed on another thread) is refused. */
     @Test
     void confinedArenasWriteButCannotBeReadInto() throws Exception {

@@ -25,13 +25,21 @@ final class Task implements Runnable {
         backend.run(this);
     }
 
-    /** Tells the client {@code error} now unless the request ended; the blocking call goes on. */
+    /**
+     * Tells the client {@code error} now unless the request ended; the blocking call goes on. Only the claim is made
+     * under the lock: the client's code (a handler that closes the file, say) runs after it, since a thread that
+     * holds the lock while another waits for it behind that handler's close would never let go.
+     */
     void tellEarly(Throwable error) {
+        Runnable tell;
         synchronized (this) {
             if (ended) {
                 return;
             }
-            request.tellEarly(error);
+            tell = request.claimEarlyTell(error);
+        }
+        if (tell != null) {
+            tell.run();
         }
     }
 

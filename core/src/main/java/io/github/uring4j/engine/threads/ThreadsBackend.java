@@ -101,6 +101,12 @@ public final class ThreadsBackend implements IoBackend {
     @Override
     public void submit(Request r) {
         Task t = new Task(this, r);
+        if (!open && r.kind == Request.CLOSE) {
+            // A close during the shutdown closes the file now (or after its running calls) rather than fail: the
+            // shutdown would close it anyway, and a caller waiting for its close may be the thread shutting down.
+            close((ThreadsFile) r.handle, t);
+            return;
+        }
         if (!open) {
             end(t, 0, new AsynchronousCloseException());
             return;
