@@ -1521,17 +1521,21 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
                 break;
             }
         }
-        long written = max - Math.max(remaining, 0);
+        long written = Math.max(max, 0) - Math.max(remaining, 0); // none when the source is at or past its end
         from.position(at + written);
         return written;
     }
 
     /**
-     * Bytes a transfer through a buffer moves per step: as the JDK's channel, 8 KiB for an {@code O_DIRECT} file (a
-     * step past the end is then refused for its length, with what came before returned), else 64 KiB.
+     * Bytes a transfer through a buffer moves per step: as the JDK's channel, 8 KiB. The step shows: a channel that
+     * takes less than a step (a non-blocking one) ends the transfer after it, an {@code O_DIRECT} step past the end
+     * is refused for its length, and a source a failed write stops has had a step's worth read from it. To a
+     * socket, which the JDK's channel hands the whole count with {@code sendfile}, 64 KiB (from an {@code O_DIRECT}
+     * file still 8 KiB).
      */
-    private int transferStep(long count) {
-        return (int) Math.min(count, direct ? 8192 : 64 * 1024);
+    private int transferStep(long count, Channel other) {
+        boolean whole = other instanceof java.nio.channels.SocketChannel && !direct;
+        return (int) Math.min(count, whole ? 64 * 1024 : 8192);
     }
 
     /**
@@ -1539,7 +1543,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
      * and so does a failure once bytes have moved (they are returned, the failure is not).
      */
     private long transferToChannel(long position, long count, WritableByteChannel target) throws IOException {
-        ByteBuffer b = ByteBuffer.allocate(transferStep(count));
+        ByteBuffer b = ByteBuffer.allocate(transferStep(count, target));
         long done = 0;
         try {
             while (done < count) {
@@ -1591,10 +1595,11 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
     }
 
     private long transferFromChecked(ReadableByteChannel src, long position, long count) throws IOException {
-        if (count == 0) {
-            return 0; // a position past the end is written there, growing the file, as the JDK does since 21
-        }
-        if (src instanceof UringFileChannel u && !append) { // O_DIRECT or not, as the JDK's copy_file_range
+        // As the JDK's channel, from a file channel that says it has bytes (and not in append mode): copy_file_range
+        // first, O_DIRECT or not, even for no bytes at all; it checks the position before it reads anything, so a
+        // transfer to a position past the largest file the file system holds fails there (EFBIG) without a byte of
+        // the source consumed, and so does one of no bytes.
+        if (src instanceof UringFileChannel u && !append && u.size0() > 0) {
             u.positionLock.lock();
             try {
                 long n = copyRange(this, u, -1, this, position, count);
@@ -1604,16 +1609,32 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
             } finally {
                 u.positionLock.unlock();
             }
+        } else if (src instanceof FileChannel fc && Builtin.isJdks(fc) && !append && !uninterruptible
+                && fc.size() > 0) {
+            // the JDK's copy_file_range from a descriptor of its own channel, which only the JDK's channel has: the
+            // JDK's channel on this file asked to copy nothing meets what the copy would meet before it reads
+            jdk().transferFrom(fc, position, 0);
+        }
+        if (count == 0) {
+            return 0;
         }
         long mapped = transferFromMapped(src, position, count);
         if (mapped >= 0) {
             return mapped;
         }
-        ByteBuffer b = ByteBuffer.allocate(transferStep(count));
+        ByteBuffer b = ByteBuffer.allocate(transferStep(count, null));
         long done = 0;
         while (done < count) {
             b.clear().limit((int) Math.min(b.capacity(), count - done));
-            int n = src.read(b);
+            int n;
+            try {
+                n = src.read(b);
+            } catch (IOException e) {
+                if (done > 0) {
+                    return done; // as the JDK's channel: what moved is returned, a read's failure after it is not
+                }
+                throw e;
+            }
             if (n <= 0) {
                 break;
             }
@@ -1715,7 +1736,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
                 out.enterOrThrow();
                 try {
                     long done = bigCopy(c, in, inPos, out, outPos, count);
-                    while (done < count) {
+                    for (boolean first = true; first || done < count; first = false) { // one call even for nothing
                         MemorySegment inOff = inPos < 0 ? MemorySegment.NULL : c.offsets.asSlice(0, 8);
                         MemorySegment outOff = outPos < 0 ? MemorySegment.NULL : c.offsets.asSlice(8, 8);
                         if (inPos >= 0) {
