@@ -106,6 +106,13 @@ class ChannelFuzzAgreementTest {
                 onThread(virtual, () -> run.run(k, r, d, lines));
                 t.put(k, lines);
             }
+            String keep = System.getProperty("uring4j.fuzz.transcripts");
+            if (keep != null) {
+                // -During4j.fuzz.transcripts=DIR keeps both transcripts of every seed, to read or diff
+                Files.createDirectories(Path.of(keep));
+                Files.write(Path.of(keep, what + "-" + seed + ".jdk.txt"), t.get(Kind.JDK));
+                Files.write(Path.of(keep, what + "-" + seed + ".uring4j.txt"), t.get(Kind.URING));
+            }
             String difference = firstDifference(t.get(Kind.JDK), t.get(Kind.URING));
             if (difference != null) {
                 String message = what + " seed " + seed + " (alone: -During4j.fuzz.first=" + seed
@@ -174,9 +181,9 @@ class ChannelFuzzAgreementTest {
     // ==================================================================================== arguments
 
     private static final List<OpenOption> OPTIONS = List.of(READ, WRITE, APPEND, CREATE, TRUNCATE_EXISTING, SYNC,
-            DSYNC, CREATE_NEW, DELETE_ON_CLOSE, SPARSE);
+            DSYNC, CREATE_NEW, DELETE_ON_CLOSE, SPARSE, Conform.DIRECT);
     /** How often each option is drawn, in 1/12ths: SYNC and DSYNC less often, each write waits for the disk. */
-    private static final int[] ODDS = {7, 7, 3, 3, 2, 1, 1, 1, 1, 1};
+    private static final int[] ODDS = {7, 7, 3, 3, 2, 1, 1, 1, 1, 1, 1};
 
     static Set<OpenOption> options(Random r) {
         Set<OpenOption> o = new LinkedHashSet<>();
@@ -198,7 +205,8 @@ class ChannelFuzzAgreementTest {
             case 4 -> 1L << 50; // beyond the largest file ext4 (and most file systems) can hold
             case 5 -> 0;
             case 6, 7 -> size;
-            case 8, 9 -> size + 1 + r.nextInt(5000);
+            case 8 -> size + 1 + r.nextInt(5000);
+            case 9 -> 4096L * r.nextInt((int) Math.min(size / 4096 + 3, 1000)); // aligned for O_DIRECT
             default -> (long) (r.nextDouble() * (size + 1));
         };
     }
@@ -231,31 +239,42 @@ class ChannelFuzzAgreementTest {
      * {@code WrongThreadException} escapes its task and the operation never completes (nothing to compare).
      */
     static ByteBuffer buffer(Random r, List<Arena> arenas, boolean confined) {
-        int cap = switch (r.nextInt(12)) {
+        int cap = switch (r.nextInt(14)) {
             case 0, 1 -> 0;
             case 2, 3 -> 1 + r.nextInt(16);
             case 4 -> 256 * 1024 + r.nextInt(70_000); // more than uring4j stages at once
+            case 5 -> 512 * (1 + r.nextInt(40)); // what O_DIRECT takes, or half of it
+            case 6 -> 256 * 1024 + 4096 * r.nextInt(20);
             default -> r.nextInt(9000);
+        };
+        // native memory sits 0, 512 or 5 bytes past a page boundary, never where malloc happens to put it: O_DIRECT
+        // refuses a misaligned address, and both runs must meet the same one
+        int off = switch (r.nextInt(4)) {
+            case 0 -> 512;
+            case 1 -> 5;
+            default -> 0;
         };
         ByteBuffer b = switch (r.nextInt(9)) {
             case 0, 1 -> ByteBuffer.allocate(cap);
-            case 2, 3 -> ByteBuffer.allocateDirect(cap);
+            case 2, 3 -> ByteBuffer.allocateDirect(cap + off + 8192).alignedSlice(4096).position(off).limit(off + cap)
+                    .slice();
             case 4 -> ByteBuffer.wrap(new byte[cap + 7], 3, cap).slice();
-            case 5 -> ByteBuffer.allocateDirect(cap + 5).position(5).slice();
-            case 6 -> Arena.ofAuto().allocate(Math.max(cap, 1)).asByteBuffer().limit(cap).slice();
+            case 5 -> Arena.ofAuto().allocate(cap + off + 1, 4096).asSlice(off, cap).asByteBuffer();
             default -> {
                 Arena a = r.nextBoolean() && confined ? Arena.ofConfined() : Arena.ofShared();
                 arenas.add(a);
-                yield a.allocate(Math.max(cap, 1)).asByteBuffer().limit(cap).slice();
+                yield a.allocate(cap + off + 1, 4096).asSlice(off, cap).asByteBuffer();
             }
         };
         b.put(0, pattern(cap, r.nextInt(100)));
         if (r.nextInt(6) == 0) {
             int at = r.nextInt(cap + 1);
             b.limit(at).position(at);
-        } else if (r.nextBoolean()) {
+        } else if (r.nextInt(3) == 0) {
             int from = r.nextInt(cap + 1);
             b.limit(from + r.nextInt(cap - from + 1)).position(from);
+        } else if (r.nextInt(3) == 0 && cap >= 4096) {
+            b.position(4096 * r.nextInt(cap / 4096 + 1)); // aligned for O_DIRECT
         }
         return r.nextInt(5) == 0 ? b.asReadOnlyBuffer() : b;
     }
@@ -283,14 +302,61 @@ class ChannelFuzzAgreementTest {
             return "[" + bs.length + "](" + offset + ", " + length + ")";
         }
 
-        String after(boolean read) {
+        /** Whether a buffer the call would take bytes of is native memory not on a 4096-byte boundary. */
+        boolean misaligned() {
+            for (int i = Math.max(offset, 0); i < Math.min(offset + length, bs.length); i++) {
+                ByteBuffer b = bs[i];
+                if (b != null && b.isDirect() && b.hasRemaining()
+                        && (MemorySegment.ofBuffer(b).address() % 4096 != 0)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        static final int READ = 0;
+        static final int READ_DIRECT = 1;
+        static final int WRITE = 2;
+
+        String after(int how) {
             StringBuilder s = new StringBuilder();
             for (ByteBuffer b : bs) {
-                s.append(' ').append(b == null ? "null" : read ? contents(b) : describe(b));
+                s.append(' ').append(b == null ? "null" : how == READ ? contents(b) : how == READ_DIRECT
+                        ? readDirect(b) : describe(b));
             }
             return s.toString();
         }
     }
+
+    /**
+     * A scattering read or gathering write on an O_DIRECT channel with native memory off the block boundary: the
+     * JDK's channel checks only the sizes and hands the addresses to the kernel, whose own rule (the device's DMA
+     * alignment, 512 or 4 bytes or another) decides; uring4j's refuses such a buffer to read into as a single read
+     * does, and copies one to write from into aligned memory. Not compared (see the report of the fuzz).
+     */
+    private static final String MISALIGNED = "not compared (misaligned native memory under O_DIRECT)";
+
+    /**
+     * A buffer an O_DIRECT read filled: its window and the bytes up to its position. Not the bytes past it: the
+     * kernel reads whole blocks into native memory it is given, so a read that ends at the end of the file leaves the
+     * rest of the last block (zeros) past the position; the JDK's channel gives it a direct buffer's own memory, or
+     * a temporary buffer from which it copies only the bytes read, and so does uring4j's, but not for the same kinds
+     * of memory (a shared arena's, which uring4j stages).
+     */
+    static String readDirect(ByteBuffer b) {
+        CRC32C c = new CRC32C();
+        c.update(b.duplicate().flip());
+        return describe(b) + " crc " + Long.toHexString(c.getValue());
+    }
+
+    /**
+     * A transfer between an O_DIRECT channel and one of the JDK's: the JDK's channel hands it to copy_file_range
+     * (and sendfile) on the two descriptors, and the kernel copies some O_DIRECT ranges, refuses others and writes part
+     * of some before it fails, by rules of its own that depend on more than the arguments; uring4j's channel cannot
+     * reach the JDK channel's descriptor, and the JDK's channel on its own file is not O_DIRECT. Not compared (between
+     * two uring4j channels, where it makes the same calls, it is).
+     */
+    private static final String KERNEL_COPY = "not compared (O_DIRECT and the JDK's channel: the kernel's copy)";
 
     // ==================================================================================== far sides
 
@@ -393,10 +459,17 @@ class ChannelFuzzAgreementTest {
          */
         final FileChannel[] others;
         final List<FileLock> locks = new ArrayList<>();
+        final Kind kind;
+        /** Opened with O_DIRECT. */
+        final boolean direct;
+        /** A second channel on the same file, opened by a call, or null. */
+        FileChannel sibling;
         /** The size last seen, for the arguments (the same in both runs while the transcripts agree). */
         long size;
 
-        Fuzz(Random r, FileChannel ch, Path p, FileChannel[] others) throws IOException {
+        Fuzz(Kind kind, Random r, FileChannel ch, Path p, FileChannel[] others, boolean direct) throws IOException {
+            this.kind = kind;
+            this.direct = direct;
             this.r = r;
             this.ch = ch;
             this.p = p;
@@ -413,7 +486,12 @@ class ChannelFuzzAgreementTest {
                 } catch (IOException e) {
                     // closed: the last size seen stays
                 }
-                return s + " | position " + outcome(ch::position) + " size " + outcome(ch::size);
+                StringBuilder t = new StringBuilder(s).append(" | position ").append(outcome(ch::position))
+                        .append(" size ").append(outcome(ch::size)).append(" far sides at");
+                for (FileChannel o : others) {
+                    t.append(' ').append(o.isOpen() ? outcome(o::position) : "closed");
+                }
+                return t.toString();
             } finally {
                 for (Arena a : arenas) {
                     a.close();
@@ -422,33 +500,41 @@ class ChannelFuzzAgreementTest {
         }
 
         private String call(List<Arena> arenas) throws Exception {
-            int op = r.nextInt(100);
+            int op = r.nextInt(110);
             if (op < 10) {
                 ByteBuffer b = buffer(r, arenas);
-                return "read " + describe(b) + ": " + outcome(() -> ch.read(b) + " " + contents(b));
+                return "read " + Conform.describe(b) + ": " + outcome(() -> ch.read(b) + " " + read(b));
             }
             if (op < 20) {
                 ByteBuffer b = buffer(r, arenas);
                 long at = position(r, size);
-                return "read " + describe(b) + " at " + at + ": " + outcome(() -> ch.read(b, at) + " " + contents(b));
+                return "read " + Conform.describe(b) + " at " + at + ": " + outcome(() -> ch.read(b, at) + " "
+                        + read(b));
             }
             if (op < 30) {
                 ByteBuffer b = buffer(r, arenas);
-                return "write " + describe(b) + ": " + outcome(() -> ch.write(b) + " " + describe(b));
+                return "write " + Conform.describe(b) + ": " + outcome(() -> ch.write(b) + " " + describe(b));
             }
             if (op < 40) {
                 ByteBuffer b = buffer(r, arenas);
                 long at = position(r, size);
-                return "write " + describe(b) + " at " + at + ": " + outcome(() -> ch.write(b, at) + " " + describe(b));
+                return "write " + Conform.describe(b) + " at " + at + ": " + outcome(() -> ch.write(b, at) + " " + describe(b));
             }
             if (op < 45) {
                 Buffers bs = Buffers.of(r, arenas);
-                return "read " + bs.name() + ": " + outcome(() -> ch.read(bs.bs, bs.offset, bs.length) + bs.after(true));
+                if (direct && bs.misaligned()) {
+                    return "read " + bs.name() + ": " + MISALIGNED;
+                }
+                return "read " + bs.name() + ": " + outcome(() -> ch.read(bs.bs, bs.offset, bs.length)
+                        + bs.after(direct ? Buffers.READ_DIRECT : Buffers.READ));
             }
             if (op < 50) {
                 Buffers bs = Buffers.of(r, arenas);
+                if (direct && bs.misaligned()) {
+                    return "write " + bs.name() + ": " + MISALIGNED;
+                }
                 return "write " + bs.name() + ": "
-                        + outcome(() -> ch.write(bs.bs, bs.offset, bs.length) + bs.after(false));
+                        + outcome(() -> ch.write(bs.bs, bs.offset, bs.length) + bs.after(Buffers.WRITE));
             }
             if (op < 52) {
                 ByteBuffer[] bs = r.nextBoolean() ? null : new ByteBuffer[] {buffer(r, arenas), null};
@@ -515,7 +601,13 @@ class ChannelFuzzAgreementTest {
                 return "far side " + which + " position(" + at + "): " + outcome(() -> others[which].position(at)
                         .position());
             }
-            if (op < 99 || r.nextInt(2) == 0) {
+            if (op >= 100 && op < 106) {
+                return sibling();
+            }
+            if (op == 106) {
+                return interrupted();
+            }
+            if (op < 99 || op > 106 || r.nextInt(2) == 0) {
                 return "isOpen: " + ch.isOpen();
             }
             if (r.nextInt(4) == 0) {
@@ -527,6 +619,75 @@ class ChannelFuzzAgreementTest {
                 ch.close();
                 return ch.isOpen();
             });
+        }
+
+        /**
+         * A call on a second channel of the same kind on the same file (opened first): its writes and truncations
+         * change the file under this one (and under a mapping of it), its locks overlap this one's.
+         */
+        private String sibling() {
+            if (sibling == null || !sibling.isOpen()) {
+                Set<OpenOption> o = FAR_OPTIONS.get(r.nextInt(FAR_OPTIONS.size()));
+                return "sibling open " + o + ": " + outcome(() -> {
+                    sibling = kind.open(p, o);
+                    return "open";
+                });
+            }
+            FileChannel s = sibling;
+            long at = position(r, size);
+            ByteBuffer b = ByteBuffer.wrap(pattern(r.nextInt(20_000), r.nextInt(100)));
+            return switch (r.nextInt(7)) {
+                case 0, 1 -> "sibling write " + b.remaining() + " at " + at + ": " + outcome(() -> s.write(b, at));
+                case 2 -> "sibling read at " + at + ": " + outcome(() -> s.read(b, at) + " " + contents(b));
+                case 3 -> {
+                    long to = (long) (r.nextDouble() * (size + 1));
+                    yield "sibling truncate(" + to + "): " + outcome(() -> s.truncate(to).size());
+                }
+                case 4, 5 -> {
+                    long from = r.nextInt(1000);
+                    long length = r.nextInt(4) == 0 ? 0 : 1 + r.nextInt(300);
+                    boolean shared = r.nextBoolean();
+                    yield "sibling tryLock(" + from + ", " + length + ", " + shared + "): " + outcome(() -> {
+                        FileLock l = s.tryLock(from, length, shared);
+                        if (l == null) {
+                            return "none";
+                        }
+                        locks.add(l);
+                        return Conform.describe(l);
+                    });
+                }
+                default -> "sibling close: " + outcome(() -> {
+                    s.close();
+                    return "closed";
+                });
+            };
+        }
+
+        /**
+         * A call made with the thread's interrupt flag set: the JDK's channel closes (and a transfer closes the far
+         * side too) and says {@code ClosedByInterruptException}, where the call is one that blocks.
+         */
+        private String interrupted() {
+            int which = r.nextInt(7);
+            int far = r.nextInt(others.length);
+            long at = r.nextInt(1000);
+            Thread.currentThread().interrupt();
+            String o = outcome(() -> switch (which) {
+                case 0 -> ch.read(ByteBuffer.allocate(10));
+                case 1 -> ch.write(ByteBuffer.wrap(pattern(10, 1)), at);
+                case 2 -> ch.size();
+                case 3 -> ch.transferTo(at, 100, others[far]);
+                case 4 -> ch.transferFrom(others[far], at, 100);
+                case 5 -> Conform.describe(far == 0 ? ch.lock(at, 10, false) : ch.tryLock(at, 10, false));
+                default -> ch.position();
+            }) + " still interrupted " + Thread.interrupted();
+            return "interrupted " + which + " far side " + far + ": " + o + " open " + ch.isOpen() + " far side open "
+                    + others[far].isOpen();
+        }
+
+        /** What a read filled, as {@link ChannelAgreementTest#contents} or (O_DIRECT) {@link #readDirect}. */
+        private String read(ByteBuffer b) {
+            return direct ? readDirect(b) : contents(b);
         }
 
         private String transferTo() {
@@ -548,6 +709,9 @@ class ChannelFuzzAgreementTest {
             long count = n;
             String name = "transferTo(" + at + ", " + count + ", " + (target == ch ? "itself" : kind < 3 ? "far side "
                     + kind : target == null ? "null" : target.getClass().getSimpleName()) + ")";
+            if (direct && kind == 1) {
+                return name + ": " + KERNEL_COPY;
+            }
             return name + ": " + outcome(() -> ch.transferTo(at, count, target)) + " then "
                     + far(target == ch ? null : target, sink, null);
         }
@@ -569,9 +733,21 @@ class ChannelFuzzAgreementTest {
                 n = 0;
             }
             long count = n;
+            if (direct && kind == 1) {
+                return "transferFrom(far side 1, " + at + ", " + count + "): " + KERNEL_COPY;
+            }
+            String outcome = outcome(() -> ch.transferFrom(src, at, count));
+            if (src instanceof FileChannel && (outcome.equals("! java.io.IOException") || direct)) {
+                // a write that fails after a read (any failure, or under O_DIRECT a last piece not a multiple of the
+                // block): the JDK's channel keeps what it read from a source that is not its own consumed, uring4j's
+                // gives back what it did not write (UringFileChannelTest), on purpose; the source's position differs,
+                // and is set to the same in both runs
+                return "transferFrom(" + kind + ", " + at + ", " + count + "): " + outcome + " then source "
+                        + outcome(() -> ((FileChannel) src).position(0).position());
+            }
             String name = "transferFrom(" + (kind < 3 ? "far side " + kind : src == null ? "null"
                     : src.getClass().getSimpleName()) + ", " + at + ", " + count + ")";
-            return name + ": " + outcome(() -> ch.transferFrom(src, at, count)) + " then " + far(src, null, in);
+            return name + ": " + outcome + " then " + far(src, null, in);
         }
 
         private String map() {
@@ -702,12 +878,18 @@ class ChannelFuzzAgreementTest {
             others[0] = a;
             others[1] = b;
             others[2] = c;
-            Fuzz f = new Fuzz(r, ch, p, others);
-            for (int i = 0; i < OPS; i++) {
-                out.add(i + " " + f.step());
+            Fuzz f = new Fuzz(kind, r, ch, p, others, options.contains(Conform.DIRECT));
+            try {
+                for (int i = 0; i < OPS; i++) {
+                    out.add(i + " " + f.step());
+                }
+                ch.close();
+                out.add(f.closing());
+            } finally {
+                if (f.sibling != null) {
+                    f.sibling.close();
+                }
             }
-            ch.close();
-            out.add(f.closing());
         }
         out.add("then " + state(p) + " and " + state(q));
     }
@@ -828,6 +1010,10 @@ class ChannelFuzzAgreementTest {
             Files.write(p, pattern(initial, r.nextInt(100)));
         }
         Set<OpenOption> options = options(r);
+        // Not O_DIRECT: the JDK's asynchronous channel makes none of its FileChannel's alignment checks and stages
+        // a heap buffer through a temporary direct buffer wherever malloc put it, so the kernel's answer depends on
+        // an address that differs from run to run
+        options.remove(Conform.DIRECT);
         out.add("open " + options + (exists ? " a file of " + initial : " nothing"));
         AsynchronousFileChannel ch;
         try {
