@@ -610,7 +610,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
                 return -1;
             }
         }
-        if (position + len > m.length) {
+        if (position > m.length - len) { // not position + len, which a position near Long.MAX_VALUE overflows
             if (++beyond == MAP_AFTER * 4) {
                 beyond = 0;
                 map(m); // the file grew: map it again at its new size

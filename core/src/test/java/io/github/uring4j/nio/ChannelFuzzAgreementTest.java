@@ -79,10 +79,11 @@ class ChannelFuzzAgreementTest {
      * reads on a virtual thread, 265 a transfer from a source positioned past its end, 473 and 613 transfers to a
      * channel that takes part of each write (the JDK's 8 KiB steps), 596 and 955 an interrupted lock over a lock
      * held, 94 a transfer from a stream to a position past the largest file (the JDK's channel has read 8 KiB of it
-     * when the write fails). (In the default range: 1, 4, 7, 16, 23, 32, 41 among others; an asynchronous tryLock
+     * when the write fails), 2861 and 4975 a positional read at a position near Long.MAX_VALUE once the channel reads
+     * through its mapping (IndexOutOfBoundsException; the JDK: IOException). (In the default range: 1, 4, 7, 16, 23, 32, 41 among others; an asynchronous tryLock
      * on a closed channel in most.)
      */
-    private static final long[] REGRESSIONS = {736, 761, 853, 910, 265, 473, 613, 596, 955, 94};
+    private static final long[] REGRESSIONS = {736, 761, 853, 910, 265, 473, 613, 596, 955, 94, 2861, 4975};
     private static final int OPS = Integer.getInteger("uring4j.fuzz.ops", 200);
     private static final boolean KEEP_GOING = Boolean.getBoolean("uring4j.fuzz.keepGoing");
 
