@@ -59,14 +59,18 @@ import org.junit.jupiter.api.io.TempDir;
  * A seeded differential fuzz: for each seed, the same file opened with the same random options on the JDK's channel
  * and on uring4j's, then the same random sequence of a few hundred calls on both, arguments at and past every edge
  * (buffers of every kind and window, positions past the end, negative and huge, bad offsets and lengths, transfers
- * to and from channels of both kinds and of streams, maps, overlapping locks, calls after close). Every return value
- * or exception class, the buffers, the position and the size after each call, and the files' bytes at the end must
- * agree: the JDK's answer is the expected one.
+ * to and from a channel of the same kind, the JDK's, a stand-in file channel, streams and channels that move a few
+ * bytes a call or fail, maps, overlapping locks, a second channel on the same file, calls with the thread's
+ * interrupt set, calls after close), on a platform or a virtual thread. Every return value or exception class, the
+ * buffers, the positions and the size after each call, and the files' bytes at the end must agree: the JDK's answer
+ * is the expected one. What is not compared, and why, is said where it is left out ({@link #MISALIGNED},
+ * {@link #readDirect}, {@link #KERNEL_COPY}, the source's position after a failed transferFrom, O_DIRECT for the
+ * asynchronous channel).
  *
- * <p>By default seeds 0 to 63 run, and the {@link #REGRESSIONS}; {@code -During4j.fuzz.seeds=N} runs N, from
- * {@code -During4j.fuzz.first=S}
- * (a failure names its seed and how to run it alone), {@code -During4j.fuzz.ops=N} calls per seed, and
- * {@code -During4j.fuzz.keepGoing=true} reports every failing seed instead of the first.
+ * <p>By default seeds 0 to 63 run, and the {@link #REGRESSIONS}; {@code -During4j.fuzz.seeds=N} runs N seeds from
+ * {@code -During4j.fuzz.first=S} (a failure names its seed and how to run it alone), {@code -During4j.fuzz.ops=N}
+ * makes N calls per seed, {@code -During4j.fuzz.keepGoing=true} reports every failing seed instead of the first, and
+ * {@code -During4j.fuzz.transcripts=DIR} keeps both transcripts of every seed.
  */
 @Timeout(value = 3600, unit = TimeUnit.SECONDS)
 class ChannelFuzzAgreementTest {
@@ -79,9 +83,9 @@ class ChannelFuzzAgreementTest {
      * reads on a virtual thread, 265 a transfer from a source positioned past its end, 473 and 613 transfers to a
      * channel that takes part of each write (the JDK's 8 KiB steps), 596 and 955 an interrupted lock over a lock
      * held, 94 a transfer from a stream to a position past the largest file (the JDK's channel has read 8 KiB of it
-     * when the write fails), 2861 and 4975 a positional read at a position near Long.MAX_VALUE once the channel reads
-     * through its mapping (IndexOutOfBoundsException; the JDK: IOException). (In the default range: 1, 4, 7, 16, 23, 32, 41 among others; an asynchronous tryLock
-     * on a closed channel in most.)
+     * when the write fails), 2861 and 4975 a positional read near Long.MAX_VALUE once the channel reads through its
+     * mapping (IndexOutOfBoundsException; the JDK: IOException). In the default range: 1, 4, 7, 16, 23, 32, 41 among
+     * others, and an asynchronous tryLock on a closed channel in most.
      */
     private static final long[] REGRESSIONS = {736, 761, 853, 910, 265, 473, 613, 596, 955, 94, 2861, 4975};
     private static final int OPS = Integer.getInteger("uring4j.fuzz.ops", 200);
