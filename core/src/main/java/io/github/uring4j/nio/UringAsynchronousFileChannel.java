@@ -296,10 +296,10 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
     @Override
     public FileLock tryLock(long position, long size, boolean shared) throws IOException {
         checkAccess(shared);
-        checkRange(position, size);
         if (!isOpen()) {
-            throw new ClosedChannelException();
+            throw new ClosedChannelException(); // the JDK's order, as lock's: a closed channel before the arguments
         }
+        checkRange(position, size);
         FileLock l = file.jdkChannel().tryLock(position, size, shared);
         return l == null ? null : new Lock(this, l);
     }

@@ -281,15 +281,19 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
 
     // ============================================================================================ use and close
 
-    /**
-     * Throws {@link ClosedChannelException} for a closed channel; and, as the JDK's channel at the start of every
-     * operation, closes the channel and throws {@link ClosedByInterruptException} when the calling
-     * thread's interrupt flag is set.
-     */
+    /** Throws {@link ClosedChannelException} for a closed channel. */
     private void ensureOpen() throws IOException {
         if (!isOpen()) {
             throw new ClosedChannelException();
         }
+    }
+
+    /**
+     * Where the JDK's channel begins a blocking operation, after the checks of the channel's mode and the arguments
+     * it makes before: when the calling thread's interrupt flag is set, closes the channel and throws
+     * {@link ClosedByInterruptException} (so a call the checks refuse still says why, and leaves the channel open).
+     */
+    private void blocking() throws IOException {
         if (!uninterruptible && Thread.currentThread().isInterrupted() && !readAllBytesCaller()) {
             interruptedBeforeCall();
         }
@@ -448,6 +452,24 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         }
     }
 
+    /**
+     * The JDK's channel on this file when {@code other} is one of the JDK's own file channels: the JDK's channel
+     * transfers between two of its own with {@code copy_file_range} from or to the other's descriptor, which only the
+     * JDK's channel can reach, and whose partial copies and failures are the kernel's; its channel on this file
+     * makes the same call. Null for other channels, for a channel that must not be closed by an interrupt (the JDK's
+     * would be), and where the file's permissions keep it from being opened again.
+     */
+    private FileChannel jdkTwinFor(Channel other) throws IOException {
+        if (uninterruptible || !(other instanceof FileChannel) || !Builtin.isJdks(other)) {
+            return null;
+        }
+        try {
+            return jdk();
+        } catch (java.nio.file.AccessDeniedException e) {
+            return null;
+        }
+    }
+
     /** The JDK's channel on this file, for {@code map} and the locks, opened on first use. */
     private FileChannel jdk() throws IOException {
         synchronized (resources.lock) {
@@ -462,6 +484,12 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
                 }
                 if (writable) {
                     o.add(StandardOpenOption.WRITE);
+                }
+                // what it writes (a transfer from another of the JDK's channels) is as synchronous as this channel's
+                if ((flags & Uapi.O_SYNC) == Uapi.O_SYNC) {
+                    o.add(StandardOpenOption.SYNC);
+                } else if ((flags & Uapi.O_DSYNC) != 0) {
+                    o.add(StandardOpenOption.DSYNC);
                 }
                 Path self = Builtin.provider().getFileSystem(URI.create("file:///")).getPath("/proc/self/fd/" + fd);
                 try {
@@ -516,6 +544,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         }
         positionLock.lock();
         try {
+            blocking(); // the JDK's channel finds a null or read-only buffer after it began
             if (direct) {
                 checkPositionAligned(position0());
             }
@@ -538,6 +567,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         if (direct) {
             checkPositionAligned(position);
         }
+        blocking();
         if (!direct && !Thread.currentThread().isVirtual()) {
             int n = mappedRead(dst, position);
             if (n >= 0) {
@@ -580,7 +610,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
                 return -1;
             }
         }
-        if (position + len > m.length) {
+        if (position > m.length - len) { // not position + len, which a position near Long.MAX_VALUE overflows
             if (++beyond == MAP_AFTER * 4) {
                 beyond = 0;
                 map(m); // the file grew: map it again at its new size
@@ -685,6 +715,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         }
         positionLock.lock();
         try {
+            blocking(); // the JDK's channel looks at the buffers after it began
             if (direct) {
                 checkPositionAligned(position0());
             }
@@ -723,8 +754,10 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
             if (read && b.isReadOnly()) {
                 throw new IllegalArgumentException("Read-only buffer");
             }
-            if (direct) {
-                checkBuffer(b, b.remaining());
+            if (direct && b.remaining() % alignment != 0) {
+                // as the JDK's channel, only the size here: the addresses of a vector are the kernel's to refuse
+                throw new IOException("Number of remaining bytes (" + b.remaining()
+                        + ") is not a multiple of the block size (" + alignment + ")");
             }
             used += b.hasRemaining() ? 1 : 0;
         }
@@ -868,6 +901,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         }
         positionLock.lock();
         try {
+            blocking();
             if (direct) {
                 checkPositionAligned(position0());
             }
@@ -890,6 +924,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         if (direct) {
             checkPositionAligned(position);
         }
+        blocking();
         return write0(src, position);
     }
 
@@ -902,6 +937,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         }
         positionLock.lock();
         try {
+            blocking();
             if (direct) {
                 checkPositionAligned(position0());
             }
@@ -1093,6 +1129,13 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
      * {@code address} is (it advances), or null for the caller's staging memory (which it keeps while it waits).
      */
     private long ring(int kind, ByteBuffer buf, long address, int len, long position, Call held) throws IOException {
+        // io_uring at the file position (-1) of an O_DIRECT file: the kernel stores the position back when the
+        // request is issued, before the transfer completes, so the position never moves. The caller holds the
+        // position lock: the position is read here, the transfer made at it, and the position moved past it after.
+        boolean atFilePosition = position < 0 && direct && !(kind == Request.WRITE && append);
+        if (atFilePosition) {
+            position = position0();
+        }
         FileHandle h = handle();
         Waiter w = new Waiter();
         IoBackend backend = h.backend();
@@ -1126,6 +1169,9 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
             long n = w.value;
             if (buf != null && n > 0) {
                 buf.position(buf.position() + (int) n);
+            }
+            if (atFilePosition && n > 0) {
+                seek(position + n);
             }
             return kind == Request.READ && n == 0 ? -1 : n;
         } catch (IOException | RuntimeException | Error e) {
@@ -1170,6 +1216,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         ensureOpen();
         positionLock.lock();
         try {
+            blocking();
             return position0();
         } finally {
             positionLock.unlock();
@@ -1184,6 +1231,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         }
         positionLock.lock();
         try {
+            blocking();
             seek(newPosition);
             return this;
         } finally {
@@ -1238,6 +1286,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
     @Override
     public long size() throws IOException {
         ensureOpen();
+        blocking();
         return size0();
     }
 
@@ -1252,6 +1301,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         }
         positionLock.lock();
         try {
+            blocking();
             long p = position0();
             long now = size0();
             if (size < now) {
@@ -1292,6 +1342,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
     @Override
     public void force(boolean metaData) throws IOException {
         ensureOpen();
+        blocking();
         if (Thread.currentThread().isVirtual()) {
             // fsync waits for the device: on a virtual thread it goes to the ring, the carrier stays free
             ringSync(metaData);
@@ -1362,6 +1413,9 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         if (!(other instanceof FileChannel fc) || !Builtin.isJdks(fc)) {
             return;
         }
+        // the JDK's channel reads a field, which an interrupt does not close: the probe is made without the
+        // caller's interrupt, which is set again after
+        boolean interrupted = Thread.interrupted();
         try {
             if (write) {
                 fc.write(NOTHING.duplicate());
@@ -1372,6 +1426,10 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
             throw transferFailed(e, other);
         } catch (IOException e) {
             // not what is asked here (an O_DIRECT channel at an unaligned position): the transfer meets it if it moves bytes
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -1394,7 +1452,14 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
             throw new IllegalArgumentException();
         }
         try {
-            ensureOpen(); // an interrupt the caller brings closes the channel here, as the JDK's size() does
+            ensureOpen();
+            blocking(); // an interrupt the caller brings closes the channel here, as the JDK's size() does
+            // not O_DIRECT: the kernel copies from an O_DIRECT descriptor, or refuses to, by its own rules, and the
+            // JDK's channel on this file is not one
+            FileChannel twin = direct ? null : jdkTwinFor(target);
+            if (twin != null) {
+                return twin.transferTo(position, count, target);
+            }
             return transferToChecked(position, count, target);
         } catch (ClosedChannelException e) {
             throw transferFailed(e, target);
@@ -1521,17 +1586,21 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
                 break;
             }
         }
-        long written = max - Math.max(remaining, 0);
+        long written = Math.max(max, 0) - Math.max(remaining, 0); // none when the source is at or past its end
         from.position(at + written);
         return written;
     }
 
     /**
-     * Bytes a transfer through a buffer moves per step: as the JDK's channel, 8 KiB for an {@code O_DIRECT} file (a
-     * step past the end is then refused for its length, with what came before returned), else 64 KiB.
+     * Bytes a transfer through a buffer moves per step: as the JDK's channel, 8 KiB. The step shows: a channel that
+     * takes less than a step (a non-blocking one) ends the transfer after it, an {@code O_DIRECT} step past the end
+     * is refused for its length, and a source a failed write stops has had a step's worth read from it. To a
+     * socket, which the JDK's channel hands the whole count with {@code sendfile}, 64 KiB (from an {@code O_DIRECT}
+     * file still 8 KiB).
      */
-    private int transferStep(long count) {
-        return (int) Math.min(count, direct ? 8192 : 64 * 1024);
+    private int transferStep(long count, Channel other) {
+        boolean whole = other instanceof java.nio.channels.SocketChannel && !direct;
+        return (int) Math.min(count, whole ? 64 * 1024 : 8192);
     }
 
     /**
@@ -1539,7 +1608,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
      * and so does a failure once bytes have moved (they are returned, the failure is not).
      */
     private long transferToChannel(long position, long count, WritableByteChannel target) throws IOException {
-        ByteBuffer b = ByteBuffer.allocate(transferStep(count));
+        ByteBuffer b = ByteBuffer.allocate(transferStep(count, target));
         long done = 0;
         try {
             while (done < count) {
@@ -1583,7 +1652,8 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
             throw new IllegalArgumentException();
         }
         try {
-            ensureOpen(); // an interrupt the caller brings closes the channel here, as the JDK's checks do
+            ensureOpen();
+            blocking(); // an interrupt the caller brings closes the channel here, as the JDK's checks do
             return transferFromChecked(src, position, count);
         } catch (ClosedChannelException e) {
             throw transferFailed(e, src);
@@ -1591,10 +1661,11 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
     }
 
     private long transferFromChecked(ReadableByteChannel src, long position, long count) throws IOException {
-        if (count == 0) {
-            return 0; // a position past the end is written there, growing the file, as the JDK does since 21
-        }
-        if (src instanceof UringFileChannel u && !append) { // O_DIRECT or not, as the JDK's copy_file_range
+        // As the JDK's channel, from a file channel that says it has bytes (and not in append mode): copy_file_range
+        // first, O_DIRECT or not, even for no bytes at all; it checks the position before it reads anything, so a
+        // transfer to a position past the largest file the file system holds fails there (EFBIG) without a byte of
+        // the source consumed, and so does one of no bytes.
+        if (src instanceof UringFileChannel u && !append && u.size0() > 0) {
             u.positionLock.lock();
             try {
                 long n = copyRange(this, u, -1, this, position, count);
@@ -1604,16 +1675,34 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
             } finally {
                 u.positionLock.unlock();
             }
+        } else if (!append && jdkTwinFor(src) instanceof FileChannel twin) {
+            if (!direct) {
+                return twin.transferFrom(src, position, count);
+            }
+            // O_DIRECT, which the JDK's channel on this file is not: it only meets, copying nothing, what the copy
+            // would meet before it reads (a position past the largest file); the transfer is made here
+            twin.transferFrom(src, position, 0);
+        }
+        if (count == 0) {
+            return 0;
         }
         long mapped = transferFromMapped(src, position, count);
         if (mapped >= 0) {
             return mapped;
         }
-        ByteBuffer b = ByteBuffer.allocate(transferStep(count));
+        ByteBuffer b = ByteBuffer.allocate(transferStep(count, null));
         long done = 0;
         while (done < count) {
             b.clear().limit((int) Math.min(b.capacity(), count - done));
-            int n = src.read(b);
+            int n;
+            try {
+                n = src.read(b);
+            } catch (IOException e) {
+                if (done > 0) {
+                    return done; // as the JDK's channel: what moved is returned, a read's failure after it is not
+                }
+                throw e;
+            }
             if (n <= 0) {
                 break;
             }
@@ -1715,7 +1804,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
                 out.enterOrThrow();
                 try {
                     long done = bigCopy(c, in, inPos, out, outPos, count);
-                    while (done < count) {
+                    for (boolean first = true; first || done < count; first = false) { // one call even for nothing
                         MemorySegment inOff = inPos < 0 ? MemorySegment.NULL : c.offsets.asSlice(0, 8);
                         MemorySegment outOff = outPos < 0 ? MemorySegment.NULL : c.offsets.asSlice(8, 8);
                         if (inPos >= 0) {
@@ -1806,6 +1895,8 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         }
         Objects.requireNonNull(mode, "Mode is null");
         ensureOpen();
+        checkMap(mode, position, size);
+        blocking(); // here, not in the JDK's channel behind: an interrupt closes this channel
         return jdk().map(mode, position, size);
     }
 
@@ -1824,7 +1915,30 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
             throw new IllegalArgumentException("Requested bytes size must be >= 0.");
         }
         ensureOpen();
+        checkMap(mode, offset, size);
+        blocking();
         return jdk().map(mode, offset, size, arena);
+    }
+
+    /** What the JDK's channel checks of a map before it begins (and an interrupt closes it). */
+    private void checkMap(MapMode mode, long position, long size) {
+        if (position < 0) {
+            throw new IllegalArgumentException("Negative position");
+        }
+        if (size < 0) {
+            throw new IllegalArgumentException("Negative size");
+        }
+        if (position + size < 0) {
+            throw new IllegalArgumentException("Position + size overflow");
+        }
+        if (mode == MapMode.READ_ONLY || mode == MapMode.READ_WRITE || mode == MapMode.PRIVATE) {
+            if (mode != MapMode.READ_ONLY && !writable) {
+                throw new NonWritableChannelException();
+            }
+            if (!readable) {
+                throw new NonReadableChannelException();
+            }
+        } // the JDK's channel behind checks the others (its extended modes) itself
     }
 
     @Override
@@ -1834,6 +1948,15 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         }
         checkLock(shared);
         FileChannel j = jdk();
+        if (!uninterruptible && Thread.currentThread().isInterrupted()) {
+            // The JDK's channel checks the range and this JVM's locks before it begins, where the interrupt closes
+            // it: a bad range or an overlap is said as such. The JDK's tryLock, which an interrupt does not end,
+            // makes those checks here (a lock it takes is given back at once).
+            FileLock probe = j.tryLock(position, size, shared);
+            if (probe != null) {
+                probe.release();
+            }
+        }
         boolean completed = false;
         try {
             begin(); // a lock may wait for another process for as long as it holds the file

@@ -622,7 +622,7 @@ class ChannelAgreementTest {
     }
 
     /** What lock was taken ({@code none} for no lock), after releasing it. */
-    private static String released(java.nio.channels.FileLock l) throws IOException {
+    static String released(java.nio.channels.FileLock l) throws IOException {
         if (l == null) {
             return "none";
         }
@@ -642,13 +642,13 @@ class ChannelAgreementTest {
         return kind >= 2 ? b.asReadOnlyBuffer() : b;
     }
 
-    private static String contents(ByteBuffer b) {
+    static String contents(ByteBuffer b) {
         CRC32C c = new CRC32C();
         c.update(b.duplicate().clear());
         return describe(b) + " crc " + Long.toHexString(c.getValue());
     }
 
-    private static String describe(ByteBuffer b) {
+    static String describe(ByteBuffer b) {
         return "[" + b.position() + " " + b.limit() + "]";
     }
 
@@ -755,7 +755,7 @@ class ChannelAgreementTest {
     }
 
     /** A handler's outcome, waited for. */
-    private static String handled(java.util.function.Consumer<java.nio.channels.CompletionHandler<Integer, String>> call)
+    static String handled(java.util.function.Consumer<java.nio.channels.CompletionHandler<Integer, String>> call)
             throws Exception {
         CompletableFuture<String> f = new CompletableFuture<>();
         call.accept(new java.nio.channels.CompletionHandler<>() {
