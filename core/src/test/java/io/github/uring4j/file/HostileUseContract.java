@@ -277,6 +277,73 @@ abstract class HostileUseContract {
         get(f.closeAsync());
     }
 
+    /**
+     * A read that times out, whose handler closes its file: the close returns and the file closes (on the threads
+     * backend the timeout's handler once ran under the task's lock, which the close waited for: both hung).
+     */
+    @Test
+    void aTimeoutHandlerThatClosesItsFileDoesNotHang() throws Exception {
+        Path fifo = TestFiles.fifo(dir, "fifoTimeoutClose");
+        AsyncFile f = open(fifo, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        CompletableFuture<Throwable> told = new CompletableFuture<>();
+        f.read(ByteBuffer.allocateDirect(1), 0, Duration.ofMillis(20), null,
+                new java.nio.channels.CompletionHandler<Integer, Object>() {
+                    public void completed(Integer n, Object a) {
+                        told.complete(null);
+                    }
+
+                    public void failed(Throwable t, Object a) {
+                        try {
+                            f.close();
+                            told.complete(t);
+                        } catch (Throwable e) {
+                            told.complete(e);
+                        }
+                    }
+                });
+        assertInstanceOf(java.nio.channels.InterruptedByTimeoutException.class, told.get(30, TimeUnit.SECONDS),
+                "the handler was told of the timeout and its close() returned");
+        assertFalse(f.isOpen());
+        if (backend() == Backend.THREADS) {
+            drainFifo(fifo);
+        }
+    }
+
+    /**
+     * A pending read failed by its file's close, whose handler closes the file again: that inner close returns at
+     * once (on the threads backend it once waited for the close that was calling it).
+     */
+    @Test
+    void aHandlerOfAReadFailedByCloseMayCloseAgain() throws Exception {
+        Path fifo = TestFiles.fifo(dir, "fifoCloseAgain");
+        AsyncFile f = open(fifo, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        CompletableFuture<Throwable> told = new CompletableFuture<>();
+        f.read(ByteBuffer.allocateDirect(1), 0, null, new java.nio.channels.CompletionHandler<Integer, Object>() {
+            public void completed(Integer n, Object a) {
+                told.complete(null);
+            }
+
+            public void failed(Throwable t, Object a) {
+                try {
+                    f.close();
+                    told.complete(t);
+                } catch (Throwable e) {
+                    told.complete(e);
+                }
+            }
+        });
+        while (io.inFlight() == 0) {
+            Thread.sleep(1);
+        }
+        get(f.closeAsync());
+        assertInstanceOf(java.nio.channels.AsynchronousCloseException.class, told.get(30, TimeUnit.SECONDS),
+                "the handler was told of the close and its own close() returned");
+        assertFalse(f.isOpen());
+        if (backend() == Backend.THREADS) {
+            drainFifo(fifo);
+        }
+    }
+
     /** Reads of a FIFO that time out, then close of the file and of the executor: both return. */
     @Test
     void closeAfterTimedOutReadsReturns() throws Exception {
