@@ -278,6 +278,28 @@ abstract class HostileUseContract {
     }
 
     /**
+     * A handler whose failure closes {@code f}, then completes {@code told} with that failure (or with what the close
+     * threw); a result completes it with null.
+     */
+    private static java.nio.channels.CompletionHandler<Integer, Object> closesOnFailure(AsyncFile f,
+            CompletableFuture<Throwable> told) {
+        return new java.nio.channels.CompletionHandler<>() {
+            public void completed(Integer n, Object a) {
+                told.complete(null);
+            }
+
+            public void failed(Throwable t, Object a) {
+                try {
+                    f.close();
+                    told.complete(t);
+                } catch (Throwable e) {
+                    told.complete(e);
+                }
+            }
+        };
+    }
+
+    /**
      * A read that times out, whose handler closes its file: the close returns and the file closes (on the threads
      * backend the timeout's handler once ran under the task's lock, which the close waited for: both hung).
      */
@@ -286,21 +308,7 @@ abstract class HostileUseContract {
         Path fifo = TestFiles.fifo(dir, "fifoTimeoutClose");
         AsyncFile f = open(fifo, StandardOpenOption.READ, StandardOpenOption.WRITE);
         CompletableFuture<Throwable> told = new CompletableFuture<>();
-        f.read(ByteBuffer.allocateDirect(1), 0, Duration.ofMillis(20), null,
-                new java.nio.channels.CompletionHandler<Integer, Object>() {
-                    public void completed(Integer n, Object a) {
-                        told.complete(null);
-                    }
-
-                    public void failed(Throwable t, Object a) {
-                        try {
-                            f.close();
-                            told.complete(t);
-                        } catch (Throwable e) {
-                            told.complete(e);
-                        }
-                    }
-                });
+        f.read(ByteBuffer.allocateDirect(1), 0, Duration.ofMillis(20), null, closesOnFailure(f, told));
         assertInstanceOf(java.nio.channels.InterruptedByTimeoutException.class, told.get(30, TimeUnit.SECONDS),
                 "the handler was told of the timeout and its close() returned");
         assertFalse(f.isOpen());
@@ -318,20 +326,7 @@ abstract class HostileUseContract {
         Path fifo = TestFiles.fifo(dir, "fifoCloseAgain");
         AsyncFile f = open(fifo, StandardOpenOption.READ, StandardOpenOption.WRITE);
         CompletableFuture<Throwable> told = new CompletableFuture<>();
-        f.read(ByteBuffer.allocateDirect(1), 0, null, new java.nio.channels.CompletionHandler<Integer, Object>() {
-            public void completed(Integer n, Object a) {
-                told.complete(null);
-            }
-
-            public void failed(Throwable t, Object a) {
-                try {
-                    f.close();
-                    told.complete(t);
-                } catch (Throwable e) {
-                    told.complete(e);
-                }
-            }
-        });
+        f.read(ByteBuffer.allocateDirect(1), 0, null, closesOnFailure(f, told));
         while (io.inFlight() == 0) {
             Thread.sleep(1);
         }

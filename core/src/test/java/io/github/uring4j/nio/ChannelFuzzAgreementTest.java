@@ -217,6 +217,16 @@ class ChannelFuzzAgreementTest {
     }
 
     /** A position: at and past the end, inside, negative, and too large for any file. */
+    /** A size to truncate to: negative, the size, past it, or within it. */
+    private static long truncateTarget(Random r, long size) {
+        return switch (r.nextInt(5)) {
+            case 0 -> -1;
+            case 1 -> size;
+            case 2 -> size + r.nextInt(5000);
+            default -> (long) (r.nextDouble() * (size + 1));
+        };
+    }
+
     static long position(Random r, long size) {
         return switch (r.nextInt(16)) {
             case 0 -> -1;
@@ -571,12 +581,7 @@ class ChannelFuzzAgreementTest {
                 return "size(): " + outcome(ch::size);
             }
             if (op < 64) {
-                long to = switch (r.nextInt(5)) {
-                    case 0 -> -1;
-                    case 1 -> size;
-                    case 2 -> size + r.nextInt(5000);
-                    default -> (long) (r.nextDouble() * (size + 1));
-                };
+                long to = truncateTarget(r, size);
                 return "truncate(" + to + "): " + outcome(() -> ch.truncate(to) == ch);
             }
             if (op < 65) {
@@ -944,12 +949,7 @@ class ChannelFuzzAgreementTest {
             return "size(): " + outcome(ch::size);
         }
         if (op < 70) {
-            long to = switch (r.nextInt(5)) {
-                case 0 -> -1;
-                case 1 -> size;
-                case 2 -> size + r.nextInt(5000);
-                default -> (long) (r.nextDouble() * (size + 1));
-            };
+            long to = truncateTarget(r, size);
             return "truncate(" + to + "): " + outcome(() -> ch.truncate(to) == ch);
         }
         if (op < 72) {
