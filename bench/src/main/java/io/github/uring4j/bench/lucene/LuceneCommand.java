@@ -180,6 +180,9 @@ public final class LuceneCommand implements Callable<Integer> {
                 .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
         cmd.add("--enable-native-access=ALL-UNNAMED");
         cmd.add("-XX:+UseParallelGC");
+        // a young generation of fixed size, as bin/uring4j-bench: a growing one faults in new pages mid-run
+        cmd.add("-Xms1g");
+        cmd.add("-Xmn512m");
         if (which.equals(URING)) {
             cmd.add("-Djava.nio.file.spi.DefaultFileSystemProvider=" + PROVIDER);
         }
