@@ -40,8 +40,10 @@ import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileAttribute;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -721,6 +723,9 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
             }
             long total = 0;
             int end = iovEnd(dsts, offset, length, true);
+            if (offBlock(dsts, offset, end)) {
+                return vector(true, dsts, offset, end);
+            }
             for (int i = offset; i < end; i++) {
                 ByteBuffer b = dsts[i];
                 if (!b.hasRemaining()) {
@@ -762,6 +767,131 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
             used += b.hasRemaining() ? 1 : 0;
         }
         return end;
+    }
+
+    /**
+     * Whether a scattering read or gathering write on an {@code O_DIRECT} channel has native memory off the block
+     * boundary among the buffers it would take bytes of ({@code bufs[from, to)}): the JDK's channel checks only
+     * their sizes and hands their addresses to the kernel, whose own rule decides (the device's DMA alignment, and
+     * only for the part of the file a read reaches before its end).
+     */
+    private boolean offBlock(ByteBuffer[] bufs, int from, int to) {
+        if (!direct) {
+            return false;
+        }
+        for (int i = from; i < to; i++) {
+            ByteBuffer b = bufs[i];
+            if (b.isDirect() && b.hasRemaining() && Memory.address(b) % alignment != 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * A scattering read or gathering write of {@code bufs[from, to)} at the file position in one
+     * {@code preadv2}/{@code pwritev2} on the caller's thread, as the JDK's channel makes it, for the kernel to take
+     * or refuse ({@link #offBlock}). A heap buffer goes through block-aligned memory, as the JDK's; memory that may be
+     * freed during the call (a shared arena's) through memory at the same distance from a page boundary, so the
+     * kernel meets the same address rule. Blocks a virtual thread's carrier for the call, as the JDK's does.
+     */
+    private long vector(boolean read, ByteBuffer[] bufs, int from, int to) throws IOException {
+        List<PinnedRegion> pinned = new ArrayList<>();
+        try (Arena a = Arena.ofConfined()) {
+            int used = 0;
+            for (int i = from; i < to; i++) {
+                used += bufs[i].hasRemaining() ? 1 : 0;
+            }
+            if (used == 0) {
+                return 0;
+            }
+            MemorySegment iov = a.allocate(16L * used, 8);
+            MemorySegment[] staged = new MemorySegment[to - from];
+            int k = 0;
+            for (int i = from; i < to; i++) {
+                ByteBuffer b = bufs[i];
+                int rem = b.remaining();
+                if (rem == 0) {
+                    continue;
+                }
+                long address = -1;
+                if (b.isDirect()) {
+                    switch (Memory.kind(b)) {
+                        case Memory.HELD -> address = Memory.address(b);
+                        case Memory.POOL -> {
+                            PinnedRegion region = Memory.region(b);
+                            if (!region.pin()) {
+                                throw new IllegalStateException(
+                                        "the buffer belongs to a closed BufferPool: its memory is freed");
+                            }
+                            pinned.add(region);
+                            address = Memory.address(b);
+                        }
+                        case Memory.CONFINED -> {
+                            if (!MemorySegment.ofBuffer(b).isAccessibleBy(Thread.currentThread())) {
+                                throw new WrongThreadException("the buffer belongs to a confined arena of another thread");
+                            }
+                            address = Memory.address(b);
+                        }
+                        default -> {
+                        }
+                    }
+                }
+                if (address < 0) {
+                    long past = b.isDirect() ? Memory.address(b) % 4096 : 0;
+                    MemorySegment s = a.allocate(past + rem, 4096).asSlice(past, rem);
+                    if (!read) {
+                        MemorySegment.copy(b.isDirect() ? Memory.whole(b).asSlice(b.position(), rem)
+                                : MemorySegment.ofBuffer(b), 0, s, 0, rem);
+                    }
+                    staged[i - from] = s;
+                    address = s.address();
+                }
+                iov.set(JAVA_LONG, 16L * k, address);
+                iov.set(JAVA_LONG, 16L * k + 8, rem);
+                k++;
+            }
+            if (Thread.currentThread().isInterrupted() && !uninterruptible && !readAllBytesCaller()) {
+                interruptedBeforeCall();
+            }
+            Call c = Call.get();
+            long n;
+            try {
+                enterOrThrow();
+                try {
+                    do {
+                        n = read ? LeanCalls.preadv2(c.capture, fd, iov, used, -1, 0)
+                                : LeanCalls.pwritev2(c.capture, fd, iov, used, -1, 0);
+                    } while (n == -Errno.EINTR);
+                } finally {
+                    leave();
+                }
+                Counters.CALLER_CALLS.increment();
+            } finally {
+                c.release();
+            }
+            if (n < 0) {
+                throw JdkErrors.io((int) -n);
+            }
+            (read ? Counters.BYTES_READ : Counters.BYTES_WRITTEN).add(n);
+            long left = n;
+            for (int i = from; i < to && left > 0; i++) {
+                ByteBuffer b = bufs[i];
+                int step = (int) Math.min(b.remaining(), left);
+                MemorySegment s = staged[i - from];
+                if (read && s != null && step > 0) {
+                    MemorySegment.copy(s, 0, b.isDirect() ? Memory.whole(b).asSlice(b.position(), step)
+                            : MemorySegment.ofBuffer(b).asSlice(0, step), 0, step);
+                }
+                b.position(b.position() + step);
+                left -= step;
+            }
+            return read && n == 0 ? -1 : n;
+        } finally {
+            for (PinnedRegion r : pinned) {
+                r.unpin();
+            }
+        }
     }
 
     /** One buffer at {@code position} ({@code -1}: at the file position, which advances). */
@@ -941,7 +1071,11 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
             if (direct) {
                 checkPositionAligned(position0());
             }
-            return gather(srcs, offset, iovEnd(srcs, offset, length, false) - offset);
+            int end = iovEnd(srcs, offset, length, false);
+            if (offBlock(srcs, offset, end)) {
+                return vector(false, srcs, offset, end);
+            }
+            return gather(srcs, offset, end - offset);
         } finally {
             positionLock.unlock();
         }

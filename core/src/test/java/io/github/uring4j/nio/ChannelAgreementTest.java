@@ -267,6 +267,16 @@ class ChannelAgreementTest {
         a.add(new Act("read(bbs, 0, 3)", ch -> ch.read(new ByteBuffer[2], 0, 3)));
         a.add(new Act("read(bbs, 2, 0)", ch -> ch.read(new ByteBuffer[2], 2, 0)));
         a.add(new Act("read(bbs)", ch -> ch.read(new ByteBuffer[] {ByteBuffer.allocate(3), ByteBuffer.allocate(4)})));
+        // a vector's addresses are the kernel's to judge under O_DIRECT (512 bytes past a page it takes on ext4 over
+        // a disk of 512-byte sectors, 8 bytes past it refuses), a single buffer's the JDK's (a whole block)
+        a.add(new Act("read(bbs aligned, 512 past a page)", ch -> ch.read(new ByteBuffer[] {aligned(4096),
+                pastPage(4096, 512)})));
+        a.add(new Act("read(bbs aligned, 8 past a page)", ch -> ch.read(new ByteBuffer[] {aligned(4096),
+                pastPage(4096, 8)})));
+        a.add(new Act("write(bbs heap, 512 past a page)", ch -> ch.write(new ByteBuffer[] {
+                ByteBuffer.wrap(pattern(4096, 3)), pastPage(4096, 512)})));
+        a.add(new Act("write(bbs 8 past a page, aligned)", ch -> ch.write(new ByteBuffer[] {pastPage(4096, 8),
+                aligned(4096)})));
         a.add(new Act("write(null)", ch -> ch.write((ByteBuffer) null)));
         a.add(new Act("write(empty)", ch -> ch.write(ByteBuffer.allocate(0))));
         a.add(new Act("write(read-only 5)", ch -> ch.write(ByteBuffer.wrap(pattern(5, 4)).asReadOnlyBuffer())));
@@ -354,7 +364,13 @@ class ChannelAgreementTest {
 
     /** A direct buffer whose address is 8 bytes past a page boundary. */
     static ByteBuffer misaligned(int n) {
-        return ByteBuffer.allocateDirect(n + 8192).alignedSlice(4096).position(8).slice().limit(n);
+        return pastPage(n, 8);
+    }
+
+    /** A direct buffer of {@code n} bytes of {@link #pattern} whose address is {@code off} bytes past a page boundary. */
+    static ByteBuffer pastPage(int n, int off) {
+        return ByteBuffer.allocateDirect(n + 8192).alignedSlice(4096).position(off).slice().limit(n)
+                .put(0, pattern(n, off));
     }
 
     static java.nio.channels.WritableByteChannel sink() {

@@ -63,8 +63,7 @@ import org.junit.jupiter.api.io.TempDir;
  * bytes a call or fail, maps, overlapping locks, a second channel on the same file, calls with the thread's
  * interrupt set, calls after close), on a platform or a virtual thread. Every return value or exception class, the
  * buffers, the positions and the size after each call, and the files' bytes at the end must agree: the JDK's answer
- * is the expected one. What is not compared, and why, is said where it is left out ({@link #MISALIGNED},
- * {@link #readDirect}, {@link #KERNEL_COPY}, the source's position after a failed transferFrom, O_DIRECT for the
+ * is the expected one. What is not compared, and why, is said where it is left out ({@link #readDirect}, {@link #KERNEL_COPY}, the source's position after a failed transferFrom, O_DIRECT for the
  * asynchronous channel).
  *
  * <p>By default seeds 0 to 63 run, and the {@link #REGRESSIONS}; {@code -During4j.fuzz.seeds=N} runs N seeds from
@@ -333,18 +332,6 @@ class ChannelFuzzAgreementTest {
             return "[" + bs.length + "](" + offset + ", " + length + ")";
         }
 
-        /** Whether a buffer the call would take bytes of is native memory not on a 4096-byte boundary. */
-        boolean misaligned() {
-            for (int i = Math.max(offset, 0); i < Math.min(offset + length, bs.length); i++) {
-                ByteBuffer b = bs[i];
-                if (b != null && b.isDirect() && b.hasRemaining()
-                        && (MemorySegment.ofBuffer(b).address() % 4096 != 0)) {
-                    return true;
-                }
-            }
-            return false;
-        }
-
         static final int READ = 0;
         static final int READ_DIRECT = 1;
         static final int WRITE = 2;
@@ -358,14 +345,6 @@ class ChannelFuzzAgreementTest {
             return s.toString();
         }
     }
-
-    /**
-     * A scattering read or gathering write on an O_DIRECT channel with native memory off the block boundary: the
-     * JDK's channel checks only the sizes and hands the addresses to the kernel, whose own rule (the device's DMA
-     * alignment, 512 or 4 bytes or another) decides; uring4j's refuses such a buffer to read into as a single read
-     * does, and copies one to write from into aligned memory. Not compared (see the report of the fuzz).
-     */
-    private static final String MISALIGNED = "not compared (misaligned native memory under O_DIRECT)";
 
     /**
      * A buffer an O_DIRECT read filled: its window and the bytes up to its position. Not the bytes past it: the
@@ -553,17 +532,11 @@ class ChannelFuzzAgreementTest {
             }
             if (op < 45) {
                 Buffers bs = Buffers.of(r, arenas);
-                if (direct && bs.misaligned()) {
-                    return "read " + bs.name() + ": " + MISALIGNED;
-                }
                 return "read " + bs.name() + ": " + outcome(() -> ch.read(bs.bs, bs.offset, bs.length)
                         + bs.after(direct ? Buffers.READ_DIRECT : Buffers.READ));
             }
             if (op < 50) {
                 Buffers bs = Buffers.of(r, arenas);
-                if (direct && bs.misaligned()) {
-                    return "write " + bs.name() + ": " + MISALIGNED;
-                }
                 return "write " + bs.name() + ": "
                         + outcome(() -> ch.write(bs.bs, bs.offset, bs.length) + bs.after(Buffers.WRITE));
             }
