@@ -77,6 +77,13 @@ final class LibcSyscalls implements Syscalls {
     private static final class EVENTFD {
         static final MethodHandle MH = handle("eventfd", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
     }
+    private static final class POLL {
+        static final MethodHandle MH = handle("poll", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
+    }
+    private static final class IOCTL {
+        static final MethodHandle MH = handle("ioctl", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS),
+                Linker.Option.firstVariadicArg(2));
+    }
     private static final class PIPE2 {
         static final MethodHandle MH = handle("pipe2", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
     }
@@ -233,6 +240,26 @@ final class LibcSyscalls implements Syscalls {
         MemorySegment c = CAPTURE.get();
         try {
             return check((int) EVENTFD.MH.invokeExact(c, initval, flags), c);
+        } catch (Throwable t) {
+            throw linkage(t);
+        }
+    }
+
+    @Override
+    public int poll(MemorySegment fds, int nfds, int timeoutMillis) {
+        MemorySegment c = CAPTURE.get();
+        try {
+            return check((int) POLL.MH.invokeExact(c, fds, (long) nfds, timeoutMillis), c);
+        } catch (Throwable t) {
+            throw linkage(t);
+        }
+    }
+
+    @Override
+    public int ioctl(int fd, long request, MemorySegment arg) {
+        MemorySegment c = CAPTURE.get();
+        try {
+            return check((int) IOCTL.MH.invokeExact(c, fd, request, arg), c);
         } catch (Throwable t) {
             throw linkage(t);
         }

@@ -47,6 +47,12 @@ public interface Syscalls {
 
     int pipe2(MemorySegment fds, int flags);
 
+    /** {@code poll(2)}: {@code fds} holds {@code nfds} {@code struct pollfd} ({@link Uapi#POLLFD_SIZE} bytes each). */
+    int poll(MemorySegment fds, int nfds, int timeoutMillis);
+
+    /** {@code ioctl(fd, request, arg)} with a pointer argument ({@code FIONREAD}, ...). */
+    int ioctl(int fd, long request, MemorySegment arg);
+
     /** {@code open(2)}; {@code path} is a NUL-terminated string. */
     int open(MemorySegment path, int flags, int mode);
 

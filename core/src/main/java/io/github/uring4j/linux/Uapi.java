@@ -212,6 +212,15 @@ public final class Uapi {
     public static final int RWF_DSYNC = 0x02;
     public static final int RWF_SYNC = 0x04;
     public static final int RWF_NOWAIT = 0x08;
+
+    /** {@code struct pollfd}: {@code int fd; short events; short revents;}. */
+    public static final int POLLFD_SIZE = 8;
+    public static final short POLLIN = 0x001;
+    public static final short POLLOUT = 0x004;
+    public static final short POLLERR = 0x008;
+    public static final short POLLHUP = 0x010;
+    /** {@code ioctl}: the bytes a pipe, FIFO, socket or terminal has to read now. */
+    public static final long FIONREAD = 0x541B;
     public static final int RWF_APPEND = 0x10;
 
     // ---- open(2)

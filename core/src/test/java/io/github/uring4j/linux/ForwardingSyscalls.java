@@ -50,6 +50,16 @@ public class ForwardingSyscalls implements Syscalls {
     }
 
     @Override
+    public int poll(MemorySegment fds, int nfds, int timeoutMillis) {
+        return next.poll(fds, nfds, timeoutMillis);
+    }
+
+    @Override
+    public int ioctl(int fd, long request, MemorySegment arg) {
+        return next.ioctl(fd, request, arg);
+    }
+
+    @Override
     public int pipe2(MemorySegment fds, int flags) {
         return next.pipe2(fds, flags);
     }

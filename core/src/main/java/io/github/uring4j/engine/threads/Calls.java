@@ -12,8 +12,11 @@ interface Calls {
     /** Opens the file of an {@link Request#OPEN}. */
     ThreadsFile open(ThreadsBackend backend, Request r) throws IOException;
 
-    /** Reads, writes and write-and-sync, finishing short transfers where the request asks for it. */
-    long transfer(Request r, ThreadsFile f) throws Throwable;
+    /**
+     * Reads, writes and write-and-sync of {@code t}'s request, finishing short transfers where the request asks for
+     * it.
+     */
+    long transfer(Task t, ThreadsFile f) throws Throwable;
 
     /** A scattering read or gathering write, one buffer at a time; stops at the first short transfer. */
     long vector(Request r, ThreadsFile f) throws Throwable;

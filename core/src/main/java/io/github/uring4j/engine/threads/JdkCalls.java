@@ -98,7 +98,8 @@ final class JdkCalls implements Calls {
     }
 
     @Override
-    public long transfer(Request r, ThreadsFile f) throws Throwable {
+    public long transfer(Task t, ThreadsFile f) throws Throwable {
+        Request r = t.request;
         boolean read = r.kind == Request.READ || r.kind == Request.READ_FILE;
         while (true) {
             ByteBuffer b = chunk(r);

@@ -2,6 +2,7 @@ package io.github.uring4j.engine.threads;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import io.github.uring4j.engine.ErrorMapper;
 import io.github.uring4j.engine.Request;
@@ -47,7 +48,8 @@ final class NativeCalls implements Calls {
     }
 
     @Override
-    public long transfer(Request r, ThreadsFile f) throws Throwable {
+    public long transfer(Task t, ThreadsFile f) throws Throwable {
+        Request r = t.request;
         int fd = f.fd;
         boolean read = r.kind == Request.READ || r.kind == Request.READ_FILE;
         while (true) {
@@ -56,8 +58,8 @@ final class NativeCalls implements Calls {
             do {
                 res = read ? sys.pread(fd, m, r.length, r.position) : sys.pwrite(fd, m, r.length, r.position);
                 if (res == -Errno.ESPIPE) {
-                    // pipes and character devices have no offsets
-                    res = read ? sys.read(fd, m, r.length) : sys.write(fd, m, r.length);
+                    // pipes, sockets and character devices have no offsets, and may wait for ever
+                    res = unpositioned(t, f, m, read);
                 }
             } while (res == -Errno.EINTR);
             if (filter != null) {
@@ -83,6 +85,118 @@ final class NativeCalls implements Calls {
                 throw new CancellationException(r.name() + " cancelled");
             }
         }
+    }
+
+    /** How long a call waiting on a pipe sleeps before it looks again whether its client is still waiting for it. */
+    static final int WAIT_SLICE_MILLIS = 50;
+
+    /**
+     * A read or write of a pipe, socket or character device. A write blocks as before. A read could wait for ever (a
+     * FIFO nobody writes), and a blocking read cannot be stopped: one that timed out, or whose file closed, would go
+     * on waiting on its worker and take the bytes written next, which nobody would ever get. So a read only takes
+     * bytes that are there: with {@code RWF_NOWAIT} (pipes, sockets), or, where that is refused (a FIFO), at most the
+     * bytes {@code FIONREAD} counts while {@code poll} says the descriptor is ready, under the file's lock so that
+     * another read of the file cannot take them in between. While there are none it waits with {@code poll} in
+     * slices of {@link #WAIT_SLICE_MILLIS}, looking between them whether its client was told already (a timeout, a
+     * close, a shutdown) or cancelled the request: then it ends without touching the data. Each attempt runs under
+     * the task's lock, and one that took bytes holds back an early tell, so no bytes are taken for a client that was
+     * told otherwise. A device that refuses both reads as before.
+     */
+    private long unpositioned(Task t, ThreadsFile f, MemorySegment m, boolean read) {
+        Request r = t.request;
+        int fd = f.fd;
+        if (!read || f.readiness == ThreadsFile.BLOCKING) {
+            return read ? sys.read(fd, m, m.byteSize()) : sys.write(fd, m, m.byteSize());
+        }
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment iov = a.allocate(16, 8);
+            iov.set(JAVA_LONG, 0, m.address());
+            iov.set(JAVA_LONG, 8, m.byteSize());
+            MemorySegment pfd = a.allocate(Uapi.POLLFD_SIZE, 4);
+            pfd.set(JAVA_INT, 0, fd);
+            pfd.set(JAVA_SHORT, 4, Uapi.POLLIN);
+            MemorySegment count = a.allocate(JAVA_INT);
+            while (true) {
+                Runnable tell = null;
+                boolean abandoned = false;
+                long res = -Errno.EAGAIN;
+                synchronized (t) {
+                    t.moved = false;
+                    if (t.heldBack != null) {
+                        tell = r.claimEarlyTell(t.heldBack);
+                        t.heldBack = null;
+                        abandoned = true;
+                    } else if (t.ended || r.wasTold()) {
+                        abandoned = true;
+                    } else if (f.readiness == ThreadsFile.NOWAIT) {
+                        do {
+                            res = sys.preadv2(fd, iov, 1, -1, Uapi.RWF_NOWAIT);
+                        } while (res == -Errno.EINTR);
+                        if (res == -Errno.EOPNOTSUPP) {
+                            f.readiness = ThreadsFile.POLL; // a FIFO: it cannot say "not now"
+                            res = -Errno.EAGAIN;
+                        }
+                    }
+                    if (!abandoned && f.readiness == ThreadsFile.POLL) {
+                        res = readWhatIsThere(f, m, pfd, count);
+                    }
+                    t.moved = res >= 0;
+                }
+                if (abandoned) {
+                    if (tell != null) {
+                        tell.run();
+                    }
+                    // the client was told (its timeout, its file's close): what this ends with goes to no one
+                    throw new CancellationException(r.name() + " abandoned: its client was told already");
+                }
+                if (f.readiness == ThreadsFile.BLOCKING) {
+                    return sys.read(fd, m, m.byteSize());
+                }
+                if (res != -Errno.EAGAIN) {
+                    return res;
+                }
+                if (r.isCancelled()) {
+                    throw new CancellationException(r.name() + " cancelled");
+                }
+                pfd.set(JAVA_SHORT, 6, (short) 0);
+                sys.poll(pfd, 1, WAIT_SLICE_MILLIS); // ready, a slice gone or EINTR: look again either way
+            }
+        }
+    }
+
+    /**
+     * Reads at most what {@code f}'s descriptor holds now: {@code -EAGAIN} when it holds nothing and its writers are
+     * still there. Sets {@link ThreadsFile#readiness} to {@link ThreadsFile#BLOCKING} (and reads nothing) when the
+     * descriptor cannot count its bytes.
+     */
+    private long readWhatIsThere(ThreadsFile f, MemorySegment m, MemorySegment pfd, MemorySegment count) {
+        synchronized (f.readLock) {
+            pfd.set(JAVA_SHORT, 6, (short) 0);
+            if (sys.poll(pfd, 1, 0) <= 0) {
+                return -Errno.EAGAIN;
+            }
+            short ready = pfd.get(JAVA_SHORT, 6);
+            if (sys.ioctl(f.fd, Uapi.FIONREAD, count) < 0) {
+                f.readiness = ThreadsFile.BLOCKING;
+                return -Errno.EAGAIN;
+            }
+            int there = count.get(JAVA_INT, 0);
+            if (there > 0) {
+                return retryLong(() -> sys.read(f.fd, m, Math.min(there, m.byteSize())));
+            }
+            if ((ready & (Uapi.POLLHUP | Uapi.POLLERR)) != 0) {
+                return retryLong(() -> sys.read(f.fd, m, m.byteSize())); // no writer left: the end, at once
+            }
+            return -Errno.EAGAIN;
+        }
+    }
+
+    private static long retryLong(java.util.function.LongSupplier call) {
+        long r;
+        do {
+            r = call.getAsLong();
+        } while (r == -Errno.EINTR);
+        return r;
     }
 
     @Override

@@ -14,6 +14,13 @@ final class Task implements Runnable {
     /** The request ended (the client was told by the end, or is told nothing more). Guarded by this. */
     boolean ended;
     ScheduledFuture<?> timeout;
+    /**
+     * The last non-blocking attempt of a pipe's read or write moved bytes ({@link NativeCalls}): the call ends with
+     * them, and an early tell that comes meanwhile waits in {@link #heldBack} (told if the call has to wait again).
+     * Guarded by this.
+     */
+    boolean moved;
+    Throwable heldBack;
 
     Task(ThreadsBackend backend, Request request) {
         this.backend = backend;
@@ -34,6 +41,12 @@ final class Task implements Runnable {
         Runnable tell;
         synchronized (this) {
             if (ended) {
+                return;
+            }
+            if (moved) {
+                if (heldBack == null) {
+                    heldBack = error;
+                }
                 return;
             }
             tell = request.claimEarlyTell(error);

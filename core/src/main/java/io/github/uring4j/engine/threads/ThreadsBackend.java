@@ -33,6 +33,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * workers are all busy, so a file whose calls never return (a read on an empty FIFO) holds back neither other
  * files nor its own close. A blocking call cannot be interrupted: a timeout, a close or a shutdown tells the
  * client at once, and the call finishes on its worker, keeping its buffer (and the file's descriptor) until then.
+ * Reads of pipes, FIFOs and sockets, which could wait for ever, do not block: they take only bytes that are there
+ * and look between waits whether their client was told, so one that timed out or whose file closed ends within
+ * {@link NativeCalls#WAIT_SLICE_MILLIS} and takes nothing (see {@code NativeCalls.unpositioned}).
  */
 public final class ThreadsBackend implements IoBackend {
     /** How long a shutdown lets running calls finish before it tells their clients and returns. */
@@ -172,11 +175,11 @@ public final class ThreadsBackend implements IoBackend {
             if (r.kind == Request.OPEN) {
                 opened = open(r);
             } else if (r.kind == Request.READ_FILE) {
-                v = readFile(r);
+                v = readFile(t);
             } else {
                 ThreadsFile f = (ThreadsFile) r.handle;
                 v = switch (r.kind) {
-                    case Request.READ, Request.WRITE, Request.WRITE_SYNC -> calls.transfer(r, f);
+                    case Request.READ, Request.WRITE, Request.WRITE_SYNC -> calls.transfer(t, f);
                     case Request.READV, Request.WRITEV -> calls.vector(r, f);
                     default -> calls.other(r, f);
                 };
@@ -197,11 +200,11 @@ public final class ThreadsBackend implements IoBackend {
     }
 
     /** Opens the path, reads from its start, closes it; the bytes read (0 for an empty file). */
-    private long readFile(Request r) throws Throwable {
-        ThreadsFile f = calls.open(this, r);
+    private long readFile(Task task) throws Throwable {
+        ThreadsFile f = calls.open(this, task.request);
         Throwable failure = null;
         try {
-            return calls.transfer(r, f);
+            return calls.transfer(task, f);
         } catch (Throwable t) {
             failure = t;
             throw t;

@@ -16,6 +16,17 @@ final class ThreadsFile extends FileHandle {
     /** Closed from the client's view while calls still run: the descriptor closes when the last one returns. */
     boolean closeWhenIdle;
     boolean descriptorClosed;
+    /**
+     * How a read of a pipe, FIFO, socket or device waits without taking bytes it may not deliver
+     * ({@link NativeCalls}): {@link #NOWAIT} until the descriptor refuses {@code RWF_NOWAIT}, then {@link #POLL},
+     * and {@link #BLOCKING} when it cannot count its bytes either.
+     */
+    volatile int readiness;
+    static final int NOWAIT = 0;
+    static final int POLL = 1;
+    static final int BLOCKING = 2;
+    /** Held from the count of what the descriptor holds to the read of it, in {@link #POLL} mode. */
+    final Object readLock = new Object();
 
     /** The JDK's channel when the calls go through it (native access denied), else null. */
     final FileChannel channel;
