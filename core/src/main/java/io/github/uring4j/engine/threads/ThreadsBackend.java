@@ -342,7 +342,8 @@ public final class ThreadsBackend implements IoBackend {
 
     @Override
     public void cancel(Request r, int generation) {
-        // A blocking call cannot be stopped; one that has not started is skipped.
+        // A blocking call cannot be stopped; one that has not started is skipped, and a read of a pipe waiting for
+        // bytes sees the mark between its waits.
         r.markCancelled(generation);
     }
 
