@@ -356,6 +356,24 @@ abstract class HostileUseContract {
         f.closeAsync().get(10, TimeUnit.SECONDS);
     }
 
+    /** A cancelled read of a FIFO takes nothing from it either, and leaves nothing in flight. */
+    @Test
+    void aCancelledReadOfAFifoLosesNoBytes() throws Exception {
+        Path fifo = TestFiles.fifo(dir, "fifoCancelNoLoss");
+        AsyncFile f = open(fifo, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        CompletableFuture<Integer> waiting = f.read(ByteBuffer.allocateDirect(8), 0);
+        while (io.inFlight() == 0) {
+            Thread.sleep(1);
+        }
+        assertTrue(waiting.cancel(true));
+        assertNothingLeftInFlight();
+        assertEquals(5, get(f.write(ByteBuffer.wrap("hello".getBytes(StandardCharsets.US_ASCII)), 0)));
+        ByteBuffer b = ByteBuffer.allocate(8);
+        assertEquals(5, get(f.read(b, 0, Duration.ofSeconds(20))), "the next read gets the bytes");
+        assertEquals("hello", new String(b.array(), 0, 5, StandardCharsets.US_ASCII));
+        f.closeAsync().get(10, TimeUnit.SECONDS);
+    }
+
     /** Reads of a FIFO that time out, then close of the file and of the executor: both return. */
     @Test
     void closeAfterTimedOutReadsReturns() throws Exception {
