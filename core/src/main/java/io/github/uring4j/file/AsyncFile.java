@@ -84,7 +84,8 @@ import java.util.concurrent.CompletionException;
  * {@link #close()} cancels what is in flight on the file and closes it; it never waits for a free slot or for
  * operations that cannot complete. An operation started on a closed file fails with {@link ClosedChannelException}:
  * its future is failed at once, its {@link CompletionHandler} told at once on the calling thread (what the handler
- * throws is logged, as on a loop, not thrown to the caller). A file dropped without {@code close()} is closed once it
+ * throws is logged, as on a loop, not thrown to the caller); a handler that issues an operation again from there, 16
+ * levels deep, is told on another thread instead, so such retries never overflow the stack. A file dropped without {@code close()} is closed once it
  * becomes unreachable, as the JDK's channels are; operations in flight keep it reachable.
  */
 public final class AsyncFile implements AutoCloseable {
@@ -276,7 +277,8 @@ public final class AsyncFile implements AutoCloseable {
         if (r == null) {
             // Told here, on the caller's thread, as every other handler is told: what the handler throws is logged,
             // not thrown out of this call (a caller on a loop thread would otherwise unwind the completion it runs in).
-            Results.tell(handler, attachment, null, closed());
+            // A handler that calls again from there nests: a few levels deep, it is told on another thread.
+            Results.tellOnCaller(handler, attachment, closed());
             return;
         }
         r.target = handler;

@@ -85,6 +85,38 @@ final class Results {
         }
     }
 
+    /** Handlers told on the calling thread that may nest in one another on one thread before one is handed over. */
+    static final int MAX_NESTED = 16;
+    private static final ThreadLocal<int[]> NESTED = ThreadLocal.withInitial(() -> new int[1]);
+
+    /** Where a handler goes when the calling thread holds {@link #MAX_NESTED} already: daemon threads, made as needed. */
+    private static final class Handover {
+        static final java.util.concurrent.Executor POOL = java.util.concurrent.Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "uring4j-handover");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /**
+     * Tells {@code handler} on the calling thread, as an operation on a closed file does, unless handlers told that
+     * way already nest {@link #MAX_NESTED} deep on it (a handler that issues its operation again each time it fails):
+     * then on another thread, with a stack of its own, as the JDK's channel hands such a handler to its executor.
+     */
+    static void tellOnCaller(CompletionHandler<?, ?> handler, Object attachment, Throwable error) {
+        int[] depth = NESTED.get();
+        if (depth[0] >= MAX_NESTED) {
+            Handover.POOL.execute(() -> tellOnCaller(handler, attachment, error));
+            return;
+        }
+        depth[0]++;
+        try {
+            tell(handler, attachment, null, error);
+        } finally {
+            depth[0]--;
+        }
+    }
+
     @SuppressWarnings("unchecked")
     static void tell(Object target, Object attachment, Object value, Throwable error) {
         if (target instanceof OpFuture<?> f) {
