@@ -90,6 +90,9 @@ public final class ThreadsBackend implements IoBackend {
 
     /** A timer thread for per-request timeouts, started on first use. */
     private synchronized ScheduledThreadPoolExecutor timer() {
+        if (!open) {
+            throw new RejectedExecutionException("the backend is shut down"); // no timer thread started after it
+        }
         if (timer == null) {
             timer = new ScheduledThreadPoolExecutor(1, r -> {
                 Thread t = new Thread(r, config.name + "-timer");
@@ -126,11 +129,15 @@ public final class ThreadsBackend implements IoBackend {
         boolean accepted;
         synchronized (f) {
             accepted = f.isOpen();
-            if (accepted) {
-                if (r.timeoutNanos > 0) {
+            if (accepted && r.timeoutNanos > 0) {
+                try {
                     t.timeout = timer().schedule(() -> t.tellEarly(new InterruptedByTimeoutException()),
                             r.timeoutNanos, TimeUnit.NANOSECONDS);
+                } catch (RejectedExecutionException e) {
+                    accepted = false; // the shutdown stopped the timer after this call saw the backend open
                 }
+            }
+            if (accepted) {
                 if (f.running >= perFile) {
                     f.waiting.add(t);
                     return;
