@@ -1336,6 +1336,9 @@ abstract class AsyncFileStressContract {
                                     }
                                 } catch (TimeoutException e) {
                                     // on the threads backend the worker waits; the other loop may be busy: not a hang of ours
+                                } catch (InterruptedException e) {
+                                    // the completers' shutdownNow (an op of this test) interrupts the handler's thread
+                                    Thread.currentThread().interrupt();
                                 } catch (Exception e) {
                                     problems.add(w + ": " + e);
                                 }
@@ -1398,8 +1401,13 @@ abstract class AsyncFileStressContract {
                 if (r.nextInt(3) == 0) {
                     // dropped without close: the cleaner closes it once unreachable
                     try {
-                        AsyncFile d = TestFiles.get(AsyncFile.open(io, i < 2 ? chaosPaths[i] : fifo,
-                                StandardOpenOption.READ, StandardOpenOption.WRITE));
+                        AsyncFile d;
+                        try {
+                            d = TestFiles.get(AsyncFile.open(io, i < 2 ? chaosPaths[i] : fifo,
+                                    StandardOpenOption.READ, StandardOpenOption.WRITE));
+                        } catch (TimeoutException e) {
+                            throw new AssertionError(what + ": an open did not complete within 60 s\n" + describe());
+                        }
                         if (i < 2) {
                             expect(what + " read of a dropped file", d.read(ByteBuffer.allocateDirect(64), 0), CLOSE,
                                     null);
