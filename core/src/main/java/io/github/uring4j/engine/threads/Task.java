@@ -15,8 +15,8 @@ final class Task implements Runnable {
     boolean ended;
     ScheduledFuture<?> timeout;
     /**
-     * The last non-blocking attempt of a pipe's read or write moved bytes ({@link NativeCalls}): the call ends with
-     * them, and an early tell that comes meanwhile waits in {@link #heldBack} (told if the call has to wait again).
+     * The last non-blocking attempt of a pipe's read took bytes ({@link NativeCalls}): the call ends with them, and
+     * an early tell that comes meanwhile waits in {@link #heldBack} (told if the call has to wait again).
      * Guarded by this.
      */
     boolean moved;
