@@ -1,10 +1,14 @@
 package io.github.uring4j.file;
 
 import io.github.uring4j.engine.Log;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Hands future completions to the executor the builder named ({@link IoExecutor.Builder#futureExecutor}) without a
@@ -15,17 +19,24 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * start: a stage that blocks (or joins another operation's future) holds back only itself, and an executor with
  * more threads drains with as many as have work. When the executor refuses a task (it was shut down) or throws, or
  * is an {@link ExecutorService} shut down while a task waited in it (which {@code shutdownNow} drops), the thread
- * handing over runs the completions, so every future is still completed.
+ * handing over runs the completions, so every future is still completed. When no completion comes after such a
+ * shutdown, a watch that looks every {@value Watch#PERIOD_MILLIS} ms at the hand-offs whose task waits in an
+ * {@code ExecutorService} runs the stranded completions on a thread of the library's own.
  */
 final class Handoff implements Executor {
     private final Executor executor;
+    /** The executor when it can be shut down (and so drop a waiting drain task), else null. */
+    private final ExecutorService service;
     private final ConcurrentLinkedQueue<Runnable> queue = new ConcurrentLinkedQueue<>();
     /** A drain task was handed to the executor and has not started yet. */
     private final AtomicBoolean waiting = new AtomicBoolean();
+    /** In {@link Watch#watched}. */
+    private final AtomicBoolean watched = new AtomicBoolean();
     private final Runnable drain = this::drain;
 
     private Handoff(Executor executor) {
         this.executor = executor;
+        this.service = executor instanceof ExecutorService s && s != ForkJoinPool.commonPool() ? s : null;
     }
 
     /** The hand-off to {@code executor}, or null (complete on the loop) when it is null. */
@@ -47,14 +58,49 @@ final class Handoff implements Executor {
      */
     private boolean schedule() {
         if (waiting.get() || !waiting.compareAndSet(false, true)) {
-            return !(executor instanceof ExecutorService s && s.isShutdown());
+            if (service == null) {
+                return true;
+            }
+            if (service.isShutdown()) {
+                return false;
+            }
+            watch();
+            return true;
         }
         try {
             executor.execute(drain);
+            watch();
             return true;
         } catch (RuntimeException refused) { // RejectedExecutionException (shut down), or a broken executor
             waiting.set(false);
             return false;
+        }
+    }
+
+    /** Puts this hand-off under the watch, if its executor can be shut down and it is not watched yet. */
+    private void watch() {
+        if (service != null && !watched.get() && watched.compareAndSet(false, true)) {
+            Watch.add(this);
+        }
+    }
+
+    /**
+     * The watch's look at this hand-off: once nothing waits, it leaves the watch; if its executor was shut down with
+     * the drain task still waiting (dropped by {@code shutdownNow}, or run later by {@code shutdown}), the queued
+     * completions run on a thread of the library's own.
+     */
+    private void check() {
+        if (!waiting.get() || queue.isEmpty()) {
+            Watch.watched.remove(this);
+            watched.set(false);
+            // A drain task handed over meanwhile found this hand-off still watched: watch it again.
+            if (waiting.get() && !queue.isEmpty() && watched.compareAndSet(false, true)) {
+                Watch.add(this);
+            }
+            return;
+        }
+        if (service.isShutdown() && waiting.compareAndSet(true, false)) {
+            Results.Handover.POOL.execute(this::runQueued);
         }
     }
 
@@ -74,6 +120,35 @@ final class Handoff implements Executor {
             } catch (Throwable t) {
                 // a completion only completes a future (which keeps its stages' exceptions); this is a bug's trace
                 Log.completionFailed(t);
+            }
+        }
+    }
+
+    /** The hand-offs whose drain task waits in an {@link ExecutorService}; one daemon thread looks at them. */
+    private static final class Watch {
+        static final long PERIOD_MILLIS = 50;
+        static final Set<Handoff> watched = ConcurrentHashMap.newKeySet();
+        static final Thread THREAD = Thread.ofPlatform().daemon().name("uring4j-handoff-watch").start(Watch::run);
+
+        static void add(Handoff h) {
+            watched.add(h);
+            LockSupport.unpark(THREAD);
+        }
+
+        private static void run() {
+            while (true) {
+                if (watched.isEmpty()) {
+                    LockSupport.park(); // until add
+                } else {
+                    LockSupport.parkNanos(PERIOD_MILLIS * 1_000_000L);
+                }
+                for (Handoff h : watched) {
+                    try {
+                        h.check();
+                    } catch (Throwable t) { // the library's pool refused (out of threads): look again next time
+                        Log.completionFailed(t);
+                    }
+                }
             }
         }
     }

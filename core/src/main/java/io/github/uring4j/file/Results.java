@@ -89,8 +89,11 @@ final class Results {
     static final int MAX_NESTED = 16;
     private static final ThreadLocal<int[]> NESTED = ThreadLocal.withInitial(() -> new int[1]);
 
-    /** Where a handler goes when the calling thread holds {@link #MAX_NESTED} already: daemon threads, made as needed. */
-    private static final class Handover {
+    /**
+     * Where a handler goes when the calling thread holds {@link #MAX_NESTED} already, and where stranded future
+     * completions run ({@link Handoff}): daemon threads, made as needed.
+     */
+    static final class Handover {
         static final java.util.concurrent.Executor POOL = java.util.concurrent.Executors.newCachedThreadPool(r -> {
             Thread t = new Thread(r, "uring4j-handover");
             t.setDaemon(true);

@@ -310,7 +310,12 @@ abstract class AsyncFileStressContract {
 
         AsyncFile openChaos(IoExecutor io, int i) throws Exception {
             Path p = i < chaosPaths.length ? chaosPaths[i] : fifo;
-            AsyncFile f = TestFiles.get(AsyncFile.open(io, p, StandardOpenOption.READ, StandardOpenOption.WRITE));
+            AsyncFile f;
+            try {
+                f = TestFiles.get(AsyncFile.open(io, p, StandardOpenOption.READ, StandardOpenOption.WRITE));
+            } catch (TimeoutException e) {
+                throw new AssertionError("an open of " + p.getFileName() + " did not complete within 60 s\n" + describe());
+            }
             opened.add(f);
             return f;
         }

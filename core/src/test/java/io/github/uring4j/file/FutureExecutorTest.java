@@ -184,6 +184,33 @@ class FutureExecutorTest {
     }
 
     @Test
+    void aHandOffDroppedByShutdownNowStrandsNoCompletionEvenWithoutALaterOne() throws Exception {
+        ThreadPoolExecutor one = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, new LinkedBlockingQueue<>());
+        try (IoExecutor io = UringExecutorTest.uring().futureExecutor(one).build();
+                AsyncFile f = get(AsyncFile.open(io, TestFiles.fifo(dir, "stranded"), StandardOpenOption.READ,
+                        StandardOpenOption.WRITE))) {
+            CountDownLatch busy = new CountDownLatch(1);
+            one.execute(() -> {
+                busy.countDown();
+                LockSupport.parkNanos(60_000_000_000L); // until shutdownNow interrupts it
+            });
+            assertTrue(busy.await(10, TimeUnit.SECONDS));
+            CompletableFuture<String> read = f.read(ByteBuffer.allocateDirect(1), 0)
+                    .thenApply(n -> n + " on " + Thread.currentThread().getName());
+            CompletableFuture<Integer> write = f.write(ByteBuffer.wrap(new byte[1]), 0);
+            for (int i = 0; i < 1000 && one.getQueue().isEmpty(); i++) {
+                Thread.sleep(10);
+            }
+            assertEquals(1, one.shutdownNow().size(), "the waiting hand-off task was dropped");
+            // No operation follows whose hand-off would find the executor shut down: the two complete anyway.
+            assertEquals("1 on uring4j-handover", read.get(10, TimeUnit.SECONDS));
+            assertEquals(1, write.get(10, TimeUnit.SECONDS));
+        } finally {
+            one.shutdownNow();
+        }
+    }
+
+    @Test
     void aStageOnAOneThreadExecutorMayCloseAFile() throws Exception {
         // close() waits for the close itself: the future's completion, queued for this very thread, cannot come first.
         ExecutorService one = Executors.newSingleThreadExecutor();
