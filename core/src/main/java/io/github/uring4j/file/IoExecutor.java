@@ -402,7 +402,8 @@ public final class IoExecutor implements AutoCloseable {
          * loop. Completions are queued and handed over in as few tasks as keep them moving: a burst of them costs the
          * executor one task, not one each, and a stage that blocks holds back no other (before it runs a stage while
          * more wait, a task makes sure another is waiting to start). A task the executor refuses (it was shut down)
-         * completes the future on the loop instead.
+         * completes the future on the loop instead; completions whose task {@code shutdownNow} dropped are completed
+         * by a thread of the library's own within about a tenth of a second.
          */
         public Builder futureExecutor(java.util.concurrent.Executor executor) {
             this.futureExecutor = executor;
