@@ -73,6 +73,8 @@ public final class Request extends MpscQueue.Node {
     public boolean fully;
     /** 0: none. */
     public long timeoutNanos;
+    /** {@link System#nanoTime()} when {@link #timeoutNanos} runs out, set by a backend as it takes the request in. */
+    public long deadline;
     /** Size for truncate, length for allocate/advise/sync-range. */
     public long arg;
     /** Advice, sync-range flags. */
@@ -251,6 +253,7 @@ public final class Request extends MpscQueue.Node {
         done = 0;
         fully = false;
         timeoutNanos = 0;
+        deadline = 0;
         arg = 0;
         flags = 0;
         metaData = false;

@@ -259,6 +259,38 @@ abstract class HostileUseContract {
         }
     }
 
+    /**
+     * Reads with a timeout that wait behind their file's in-flight limit, held by reads of a FIFO nobody writes, time
+     * out all the same (on io_uring they once waited for a slot, their timeout not yet started, for ever); the reads
+     * holding the limit go on waiting until the close.
+     */
+    @Test
+    void timedReadsWaitingBehindTheInFlightLimitTimeOut() throws Exception {
+        io.close();
+        io = builder().inFlightLimit(2).threads(2).build();
+        AsyncFile f = open(TestFiles.fifo(dir, "fifoTimed"), StandardOpenOption.READ, StandardOpenOption.WRITE);
+        List<CompletableFuture<Integer>> holding = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            holding.add(f.read(ByteBuffer.allocateDirect(8), 0));
+        }
+        List<CompletableFuture<Integer>> timed = new ArrayList<>();
+        for (int ms : new int[] {300, 50, 0, 150}) { // not in deadline order
+            timed.add(f.read(ByteBuffer.allocateDirect(8), 0, Duration.ofMillis(ms)));
+        }
+        for (CompletableFuture<Integer> t : timed) {
+            assertInstanceOf(java.nio.channels.InterruptedByTimeoutException.class, failure(t));
+        }
+        for (CompletableFuture<Integer> h : holding) {
+            assertFalse(h.isDone(), "a read nobody fed ended: " + h);
+        }
+        f.closeAsync().get(10, TimeUnit.SECONDS);
+        for (CompletableFuture<Integer> h : holding) {
+            Throwable t = failure(h);
+            assertTrue(t instanceof AsynchronousCloseException || t instanceof CancellationException, String.valueOf(t));
+        }
+        assertNothingLeftInFlight();
+    }
+
     /** Closing the file from its own completion (the blocking close()) neither deadlocks nor fails. */
     @Test
     void closingAFileFromItsOwnCompletion() throws Exception {

@@ -34,6 +34,8 @@ final class Completions implements CqeHandler {
         if (userData < 0) {
             if (userData == Wakeup.USER_DATA) {
                 loop.wakeup.completed(res);
+            } else if (userData == Deadlines.USER_DATA) {
+                loop.deadlines.fired();
             }
             return;
         }

@@ -221,7 +221,7 @@ final class Encoder {
         if (r.kind == Request.WRITE_SYNC) {
             count(ring.nextSqe().fsync(t, true), s, Slot.LINKED);
         } else if (r.timeoutNanos > 0) {
-            Timespec.set(s.timespec, r.timeoutNanos);
+            Timespec.set(s.timespec, Deadlines.left(r));
             count(ring.nextSqe().linkTimeout(s.timespec, 0), s, Slot.TIMEOUT);
         }
     }

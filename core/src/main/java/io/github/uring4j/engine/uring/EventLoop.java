@@ -66,6 +66,7 @@ final class EventLoop implements Runnable {
     Closer closer;
     Cancels cancels;
     InlineWrites inline;
+    Deadlines deadlines;
     /** Completions still to come for entries already prepared. */
     long expected;
     /** Requests issued on this thread, in order. */
@@ -208,6 +209,7 @@ final class EventLoop implements Runnable {
         closer = new Closer(this);
         cancels = new Cancels(this);
         inline = new InlineWrites(this, arena, config.inlineWriteMax);
+        deadlines = new Deadlines(this, arena);
         ftruncateOp = ring.probe().supports(Opcode.FTRUNCATE);
         encoder.init(config.registeredFiles);
         // The first submission proves the ring takes work (a ring set up disabled, or one the kernel refuses
@@ -233,6 +235,7 @@ final class EventLoop implements Runnable {
             progress |= intake();
             progress |= cancels.send();
             progress |= processRetries();
+            progress |= deadlines.expire();
             if (!closing && wakeup.arm(ring)) {
                 expected++;
             }
@@ -296,7 +299,7 @@ final class EventLoop implements Runnable {
      * delays no other request (requests that arrive meanwhile wait for it).
      */
     boolean idle() {
-        return expected == (wakeup.armed() ? 1 : 0) && local.isEmpty() && retries.isEmpty() && !inline.pending()
+        return expected == (wakeup.armed() ? 1 : 0) + deadlines.armedCount() && local.isEmpty() && retries.isEmpty() && !inline.pending()
                 && queue.isEmpty();
     }
 
@@ -306,7 +309,8 @@ final class EventLoop implements Runnable {
      * (loop thread).
      */
     boolean othersKeptWaiting() {
-        return !queue.isEmpty() || expected - inline.pendingCqes() - (wakeup.armed() ? 1 : 0) > 0;
+        return !queue.isEmpty()
+                || expected - inline.pendingCqes() - (wakeup.armed() ? 1 : 0) - deadlines.armedCount() > 0;
     }
 
     private boolean hasWork() {
@@ -350,6 +354,9 @@ final class EventLoop implements Runnable {
             r.fail(new AsynchronousCloseException());
             return;
         }
+        if (r.timeoutNanos > 0) {
+            Deadlines.start(r);
+        }
         if (r.kind == Request.OPEN || r.kind == Request.READ_FILE) {
             if (r.isCancelled()) {
                 r.fail(new CancellationException(r.name() + " cancelled"));
@@ -380,6 +387,9 @@ final class EventLoop implements Runnable {
         if (p.inflight >= config.inFlightLimit || !p.waiting.isEmpty() || tooManyBytes(f, p, bytes)) {
             p.waiting.add(r);
             stats.queued(1);
+            if (r.timeoutNanos > 0) {
+                deadlines.queued(r);
+            }
             return;
         }
         DeviceBudget b = budget(f);
@@ -387,6 +397,9 @@ final class EventLoop implements Runnable {
             if (b.inFlight >= b.cap || !b.waiting.isEmpty()) {
                 b.waiting.add(r);
                 stats.queued(1);
+                if (r.timeoutNanos > 0) {
+                    deadlines.queued(r);
+                }
                 return;
             }
             b.inFlight++;
@@ -437,6 +450,20 @@ final class EventLoop implements Runnable {
             b.inFlight++;
             take(np, next, 0, b);
         }
+    }
+
+    /** Takes {@code r} out of the queue it waits in (its file's or its device's); false if it waits in none. */
+    boolean unqueue(Request r) {
+        if (!(r.handle instanceof UringFile f)) {
+            return false;
+        }
+        UringFile.PerLoop p = f.peek(this);
+        DeviceBudget b = f.deviceKey < 0 ? null : budgets.get(f.deviceKey);
+        if ((p != null && p.waiting.remove(r)) || (b != null && b.waiting.remove(r))) {
+            stats.queued(-1);
+            return true;
+        }
+        return false;
     }
 
     /** Fails the waiting O_DIRECT requests of {@code f} (null: of every file). */
@@ -601,6 +628,7 @@ final class EventLoop implements Runnable {
             }
         }
         failWaitingDirect(null);
+        deadlines.clear();
         cancels.clear();
         if (expected == 0) {
             cancelAllSent = true;
