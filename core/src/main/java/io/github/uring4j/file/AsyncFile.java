@@ -76,9 +76,9 @@ import java.util.concurrent.CompletionException;
  * {@link java.nio.channels.InterruptedByTimeoutException} (a duration too long to count in nanoseconds waits for
  * about 292 years). The time runs from when the loop takes the operation in: an operation that waits for its turn
  * (behind its file's {@linkplain IoExecutor.Builder#inFlightLimit in-flight limit}) times out there as well, and
- * the chunks of a {@code readFully}/{@code writeFully} share one timeout. The threads backend cannot interrupt a blocking call: it reports the timeout on time and lets
- * the call finish on its worker, keeping the buffer until then (a timed-out read may still have filled it, a
- * timed-out write may still have written). {@link Duration#ZERO} (counted as one nanosecond) lets only an operation
+ * the chunks of a {@code readFully}/{@code writeFully} share one timeout. The threads backend cannot interrupt a
+ * blocking call: it reports the timeout on time and lets the call finish on its worker, keeping the buffer until
+ * then (a timed-out read may still have filled it, a timed-out write may still have written). {@link Duration#ZERO} (counted as one nanosecond) lets only an operation
  * that ends at once succeed: on io_uring one the kernel completes without waiting (a read from the page cache), on
  * the threads backend, whose timer runs beside its workers, practically none.
  *

@@ -299,8 +299,8 @@ final class EventLoop implements Runnable {
      * delays no other request (requests that arrive meanwhile wait for it).
      */
     boolean idle() {
-        return expected == (wakeup.armed() ? 1 : 0) + deadlines.armedCount() && local.isEmpty() && retries.isEmpty() && !inline.pending()
-                && queue.isEmpty();
+        return expected == (wakeup.armed() ? 1 : 0) + deadlines.armedCount() && local.isEmpty() && retries.isEmpty()
+                && !inline.pending() && queue.isEmpty();
     }
 
     /**
