@@ -154,6 +154,26 @@ class FutureExecutorTest {
         }
     }
 
+    /**
+     * Keeps the executor's one thread busy until {@code shutdownNow} interrupts it: hand-off tasks wait in its queue.
+     */
+    private static void occupy(ThreadPoolExecutor one) throws InterruptedException {
+        CountDownLatch busy = new CountDownLatch(1);
+        one.execute(() -> {
+            busy.countDown();
+            LockSupport.parkNanos(60_000_000_000L);
+        });
+        assertTrue(busy.await(10, TimeUnit.SECONDS));
+    }
+
+    /** Waits until a hand-off task waits in the executor's queue, then drops it with {@code shutdownNow}. */
+    private static void dropWaitingHandOff(ThreadPoolExecutor one) throws InterruptedException {
+        for (int i = 0; i < 1000 && one.getQueue().isEmpty(); i++) {
+            Thread.sleep(10);
+        }
+        assertEquals(1, one.shutdownNow().size(), "the waiting hand-off task was dropped");
+    }
+
     @Test
     void aHandOffDroppedByShutdownNowStrandsNoLaterCompletion() throws Exception {
         ThreadPoolExecutor one = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, new LinkedBlockingQueue<>());
@@ -162,18 +182,10 @@ class FutureExecutorTest {
                         StandardOpenOption.WRITE))) {
             // The executor's one thread is busy, so the hand-off task of the next completions waits in its queue,
             // and shutdownNow drops it.
-            CountDownLatch busy = new CountDownLatch(1);
-            one.execute(() -> {
-                busy.countDown();
-                LockSupport.parkNanos(60_000_000_000L); // until shutdownNow interrupts it
-            });
-            assertTrue(busy.await(10, TimeUnit.SECONDS));
+            occupy(one);
             CompletableFuture<Integer> read = f.read(ByteBuffer.allocateDirect(1), 0);
             CompletableFuture<Integer> write = f.write(ByteBuffer.wrap(new byte[1]), 0);
-            for (int i = 0; i < 1000 && one.getQueue().isEmpty(); i++) {
-                Thread.sleep(10);
-            }
-            assertEquals(1, one.shutdownNow().size(), "the waiting hand-off task was dropped");
+            dropWaitingHandOff(one);
             Thread after = completingThread(f);
             assertTrue(onLoop(io, after), "completed on the loop: " + after);
             assertEquals(1, get(read), "the completions queued behind the dropped task");
@@ -189,19 +201,11 @@ class FutureExecutorTest {
         try (IoExecutor io = UringExecutorTest.uring().futureExecutor(one).build();
                 AsyncFile f = get(AsyncFile.open(io, TestFiles.fifo(dir, "stranded"), StandardOpenOption.READ,
                         StandardOpenOption.WRITE))) {
-            CountDownLatch busy = new CountDownLatch(1);
-            one.execute(() -> {
-                busy.countDown();
-                LockSupport.parkNanos(60_000_000_000L); // until shutdownNow interrupts it
-            });
-            assertTrue(busy.await(10, TimeUnit.SECONDS));
+            occupy(one);
             CompletableFuture<String> read = f.read(ByteBuffer.allocateDirect(1), 0)
                     .thenApply(n -> n + " on " + Thread.currentThread().getName());
             CompletableFuture<Integer> write = f.write(ByteBuffer.wrap(new byte[1]), 0);
-            for (int i = 0; i < 1000 && one.getQueue().isEmpty(); i++) {
-                Thread.sleep(10);
-            }
-            assertEquals(1, one.shutdownNow().size(), "the waiting hand-off task was dropped");
+            dropWaitingHandOff(one);
             // No operation follows whose hand-off would find the executor shut down: the two complete anyway.
             assertEquals("1 on uring4j-handover", read.get(10, TimeUnit.SECONDS));
             assertEquals(1, write.get(10, TimeUnit.SECONDS));

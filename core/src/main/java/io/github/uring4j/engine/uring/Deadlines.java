@@ -39,9 +39,9 @@ final class Deadlines {
         this.timespec = arena.allocate(16, 8);
     }
 
-    /** Starts the clock of {@code r} (one with a timeout), as the loop takes it in. */
+    /** Starts the clock of {@code r}, if it has a timeout, as the loop takes it in. */
     static void start(Request r) {
-        if (r.timeoutNanos < FOREVER) {
+        if (r.timeoutNanos > 0 && r.timeoutNanos < FOREVER) {
             r.deadline = System.nanoTime() + r.timeoutNanos;
         }
     }
@@ -51,9 +51,9 @@ final class Deadlines {
         return r.timeoutNanos >= FOREVER ? r.timeoutNanos : Math.max(1, r.deadline - System.nanoTime());
     }
 
-    /** {@code r}, which has a timeout, was put in a queue to wait for its turn. */
+    /** {@code r} was put in a queue to wait for its turn: kept here if its timeout can run out. */
     void queued(Request r) {
-        if (r.timeoutNanos >= FOREVER) {
+        if (r.timeoutNanos == 0 || r.timeoutNanos >= FOREVER) {
             return;
         }
         waiting.add(new Waiting(r, r.generation(), r.deadline));

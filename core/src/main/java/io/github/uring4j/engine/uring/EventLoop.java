@@ -354,9 +354,7 @@ final class EventLoop implements Runnable {
             r.fail(new AsynchronousCloseException());
             return;
         }
-        if (r.timeoutNanos > 0) {
-            Deadlines.start(r);
-        }
+        Deadlines.start(r);
         if (r.kind == Request.OPEN || r.kind == Request.READ_FILE) {
             if (r.isCancelled()) {
                 r.fail(new CancellationException(r.name() + " cancelled"));
@@ -387,9 +385,7 @@ final class EventLoop implements Runnable {
         if (p.inflight >= config.inFlightLimit || !p.waiting.isEmpty() || tooManyBytes(f, p, bytes)) {
             p.waiting.add(r);
             stats.queued(1);
-            if (r.timeoutNanos > 0) {
-                deadlines.queued(r);
-            }
+            deadlines.queued(r);
             return;
         }
         DeviceBudget b = budget(f);
@@ -397,9 +393,7 @@ final class EventLoop implements Runnable {
             if (b.inFlight >= b.cap || !b.waiting.isEmpty()) {
                 b.waiting.add(r);
                 stats.queued(1);
-                if (r.timeoutNanos > 0) {
-                    deadlines.queued(r);
-                }
+                deadlines.queued(r);
                 return;
             }
             b.inFlight++;
