@@ -439,6 +439,67 @@ abstract class HostileUseContract {
         f.closeAsync().get(10, TimeUnit.SECONDS);
     }
 
+    /**
+     * Writes of 64 KiB with a timeout into a FIFO nobody reads: once it is full, a write times out, and from then on
+     * nothing more of any write enters the FIFO. It holds exactly the bytes the writes reported, in their order (on
+     * the threads backend a write once went on blocking on its worker after its timeout, and put its bytes in as soon
+     * as a reader made room).
+     */
+    @Test
+    void aTimedOutWriteOfAFullFifoWritesNothingAfterwards() throws Exception {
+        Path fifo = TestFiles.fifo(dir, "fifoWriteFull");
+        AsyncFile f = open(fifo, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        byte[] reported = fill(f);
+        java.io.ByteArrayOutputStream drained = new java.io.ByteArrayOutputStream();
+        ByteBuffer b = ByteBuffer.allocate(64 * 1024);
+        while (failure(f.read(b.clear(), 0, Duration.ofMillis(300))
+                .thenAccept(n -> drained.write(b.array(), 0, n))) == null) {
+            // reads until the FIFO stays empty for 300 ms
+        }
+        assertEquals(reported.length, drained.size(), "the FIFO held the bytes the writes reported, no more");
+        assertTrue(java.util.Arrays.equals(reported, drained.toByteArray()), "in the writes' order");
+        nextReadGetsWhatIsWrittenNow(f);
+        assertNothingLeftInFlight();
+        f.closeAsync().get(10, TimeUnit.SECONDS);
+    }
+
+    /**
+     * A write waiting for room in a full FIFO, then its file closed: the write fails with
+     * {@code AsynchronousCloseException}, the close returns, and nothing is left in flight.
+     */
+    @Test
+    void closingAFileUnderAWriteWaitingOnAFullFifoEndsTheWrite() throws Exception {
+        AsyncFile f = open(TestFiles.fifo(dir, "fifoWriteClose"), StandardOpenOption.READ, StandardOpenOption.WRITE);
+        fill(f);
+        CompletableFuture<Integer> waiting = f.write(ByteBuffer.wrap(pattern(4096, 7)), 0);
+        while (io.inFlight() == 0) {
+            Thread.sleep(1);
+        }
+        f.closeAsync().get(10, TimeUnit.SECONDS);
+        assertInstanceOf(AsynchronousCloseException.class, failure(waiting));
+        assertNothingLeftInFlight();
+    }
+
+    /**
+     * Writes 64 KiB with a timeout into the FIFO {@code f}, which nobody reads, until one times out: the bytes the
+     * writes reported, in their order.
+     */
+    private byte[] fill(AsyncFile f) throws Exception {
+        java.io.ByteArrayOutputStream reported = new java.io.ByteArrayOutputStream();
+        Throwable timedOut = null;
+        for (int i = 0; i < 64 && timedOut == null; i++) { // 4 MiB: more than a pipe holds by default (64 KiB-1 MiB)
+            byte[] b = pattern(64 * 1024, i);
+            timedOut = failure(f.write(ByteBuffer.wrap(b), 0, Duration.ofMillis(100)).thenAccept(n -> {
+                assertTrue(n > 0 && n <= b.length, "a write reports 1 to " + b.length + " bytes, not " + n);
+                reported.write(b, 0, n);
+            }));
+        }
+        assertInstanceOf(java.nio.channels.InterruptedByTimeoutException.class, timedOut,
+                "a write into the full FIFO timed out");
+        assertNothingLeftInFlight();
+        return reported.toByteArray();
+    }
+
     /** Writes 5 bytes into the FIFO {@code f} and reads them back: no earlier read of it took them. */
     private void nextReadGetsWhatIsWrittenNow(AsyncFile f) throws Exception {
         assertEquals(5, get(f.write(ByteBuffer.wrap("hello".getBytes(StandardCharsets.US_ASCII)), 0)));

@@ -91,22 +91,26 @@ final class NativeCalls implements Calls {
     static final int WAIT_SLICE_MILLIS = 50;
 
     /**
-     * A read or write of a pipe, socket or character device. A write blocks as before. A read could wait for ever (a
-     * FIFO nobody writes), and a blocking read cannot be stopped: one that timed out, or whose file closed, would go
-     * on waiting on its worker and take the bytes written next, which nobody would ever get. So a read only takes
-     * bytes that are there: with {@code RWF_NOWAIT} (pipes, sockets), or, where that is refused (a FIFO), at most the
-     * bytes {@code FIONREAD} counts while {@code poll} says the descriptor is ready, under the file's lock so that
-     * another read of the file cannot take them in between. While there are none it waits with {@code poll} in
-     * slices of {@link #WAIT_SLICE_MILLIS}, looking between them whether its client was told already (a timeout, a
-     * close, a shutdown) or cancelled the request: then it ends without touching the data. Each attempt runs under
-     * the task's lock, and one that took bytes holds back an early tell, so no bytes are taken for a client that was
-     * told otherwise. A device that refuses both reads as before.
+     * A read or write of a pipe, socket or character device. A blocking call there could wait for ever (a FIFO
+     * nobody writes, or one full that nobody reads), and a blocking call cannot be stopped: one that timed out, or
+     * whose file closed, would go on waiting on its worker, then take the bytes written next (a read), or put its
+     * bytes in once a reader made room (a write), for a client that was told it failed. So a call only moves bytes
+     * that can move at once: with {@code RWF_NOWAIT} (pipes, sockets), or, where that is refused (a FIFO), while
+     * {@code poll} says the descriptor is ready, reading at most the bytes {@code FIONREAD} counts and writing in
+     * pieces of {@link #PIPE_PIECE} (a FIFO that is not full takes one without blocking), under the file's lock for
+     * that direction so that another call of the file cannot move bytes in between. While nothing can move it waits
+     * with {@code poll} in slices of {@link #WAIT_SLICE_MILLIS}, looking between them whether its client was told
+     * already (a timeout, a close, a shutdown) or cancelled the request: then it ends without touching the data. Each
+     * attempt runs under the task's lock, and one that moved bytes holds back an early tell, so no bytes move for a
+     * client that was told otherwise. A device that refuses both ({@code FIONREAD} fails) is read and written as
+     * before, blocking; another process writing to the same FIFO between a {@code poll} and a write can block a write
+     * too, until a reader makes room.
      */
     private long unpositioned(Task t, ThreadsFile f, MemorySegment m, boolean read) {
         Request r = t.request;
         int fd = f.fd;
-        if (!read || f.readiness == ThreadsFile.BLOCKING) {
-            return read ? sys.read(fd, m, m.byteSize()) : sys.write(fd, m, m.byteSize());
+        if ((read ? f.readiness : f.writeReadiness) == ThreadsFile.BLOCKING) {
+            return blocking(fd, m, read);
         }
         try (Arena a = Arena.ofConfined()) {
             MemorySegment iov = a.allocate(16, 8);
@@ -114,7 +118,7 @@ final class NativeCalls implements Calls {
             iov.set(JAVA_LONG, 8, m.byteSize());
             MemorySegment pfd = a.allocate(Uapi.POLLFD_SIZE, 4);
             pfd.set(JAVA_INT, 0, fd);
-            pfd.set(JAVA_SHORT, 4, Uapi.POLLIN);
+            pfd.set(JAVA_SHORT, 4, read ? Uapi.POLLIN : Uapi.POLLOUT);
             MemorySegment count = a.allocate(JAVA_INT);
             while (true) {
                 Runnable tell = null;
@@ -128,17 +132,23 @@ final class NativeCalls implements Calls {
                         abandoned = true;
                     } else if (t.ended || r.wasTold()) {
                         abandoned = true;
-                    } else if (f.readiness == ThreadsFile.NOWAIT) {
+                    } else if ((read ? f.readiness : f.writeReadiness) == ThreadsFile.NOWAIT) {
                         do {
-                            res = sys.preadv2(fd, iov, 1, -1, Uapi.RWF_NOWAIT);
+                            res = read ? sys.preadv2(fd, iov, 1, -1, Uapi.RWF_NOWAIT)
+                                    : sys.pwritev2(fd, iov, 1, -1, Uapi.RWF_NOWAIT);
                         } while (res == -Errno.EINTR);
                         if (res == -Errno.EOPNOTSUPP) {
-                            f.readiness = ThreadsFile.POLL; // a FIFO: it cannot say "not now"
+                            // a FIFO: it cannot say "not now"
+                            if (read) {
+                                f.readiness = ThreadsFile.POLL;
+                            } else {
+                                f.writeReadiness = ThreadsFile.POLL;
+                            }
                             res = -Errno.EAGAIN;
                         }
                     }
-                    if (!abandoned && f.readiness == ThreadsFile.POLL) {
-                        res = readWhatIsThere(f, m, pfd, count);
+                    if (!abandoned && (read ? f.readiness : f.writeReadiness) == ThreadsFile.POLL) {
+                        res = read ? readWhatIsThere(f, m, pfd, count) : writeWhatFits(f, m, pfd, count);
                     }
                     t.moved = res >= 0;
                 }
@@ -149,8 +159,8 @@ final class NativeCalls implements Calls {
                     // the client was told (its timeout, its file's close): what this ends with goes to no one
                     throw new CancellationException(r.name() + " abandoned: its client was told already");
                 }
-                if (f.readiness == ThreadsFile.BLOCKING) {
-                    return sys.read(fd, m, m.byteSize());
+                if ((read ? f.readiness : f.writeReadiness) == ThreadsFile.BLOCKING) {
+                    return blocking(fd, m, read);
                 }
                 if (res != -Errno.EAGAIN) {
                     return res;
@@ -162,6 +172,10 @@ final class NativeCalls implements Calls {
                 sys.poll(pfd, 1, WAIT_SLICE_MILLIS); // ready, a slice gone or EINTR: look again either way
             }
         }
+    }
+
+    private long blocking(int fd, MemorySegment m, boolean read) {
+        return read ? sys.read(fd, m, m.byteSize()) : sys.write(fd, m, m.byteSize());
     }
 
     /**
@@ -188,6 +202,46 @@ final class NativeCalls implements Calls {
                 return retryLong(() -> sys.read(f.fd, m, m.byteSize())); // no writer left: the end, at once
             }
             return -Errno.EAGAIN;
+        }
+    }
+
+    /**
+     * A FIFO that is not full takes a write of up to a page without blocking (the pipe has a free slot, which is what
+     * {@code poll}'s {@code POLLOUT} says), and one of up to {@code PIPE_BUF} whole.
+     */
+    static final int PIPE_PIECE = 4096;
+
+    /**
+     * Writes as much of {@code m} as {@code f}'s descriptor takes now, a {@link #PIPE_PIECE} at a time while
+     * {@code poll} says it has room: the bytes written, or {@code -EAGAIN} when it had no room. Sets
+     * {@link ThreadsFile#writeReadiness} to {@link ThreadsFile#BLOCKING} (and writes nothing) when the descriptor is
+     * not a pipe ({@code FIONREAD} fails: a device, whose {@code poll} may say "ready" whatever it is).
+     */
+    private long writeWhatFits(ThreadsFile f, MemorySegment m, MemorySegment pfd, MemorySegment count) {
+        synchronized (f.writeLock) {
+            if (sys.ioctl(f.fd, Uapi.FIONREAD, count) < 0) {
+                f.writeReadiness = ThreadsFile.BLOCKING;
+                return -Errno.EAGAIN;
+            }
+            long done = 0;
+            while (done < m.byteSize()) {
+                pfd.set(JAVA_SHORT, 6, (short) 0);
+                if (sys.poll(pfd, 1, 0) <= 0) {
+                    break;
+                }
+                short ready = pfd.get(JAVA_SHORT, 6);
+                if ((ready & Uapi.POLLOUT) == 0 && (ready & Uapi.POLLERR) == 0) {
+                    break;
+                }
+                // POLLERR: no reader left, and the write fails at once (EPIPE)
+                MemorySegment piece = m.asSlice(done, Math.min(PIPE_PIECE, m.byteSize() - done));
+                long res = retryLong(() -> sys.write(f.fd, piece, piece.byteSize()));
+                if (res < 0) {
+                    return done > 0 ? done : res;
+                }
+                done += res;
+            }
+            return done > 0 ? done : -Errno.EAGAIN;
         }
     }
 

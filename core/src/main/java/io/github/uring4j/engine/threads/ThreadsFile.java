@@ -27,6 +27,10 @@ final class ThreadsFile extends FileHandle {
     static final int BLOCKING = 2;
     /** Held from the count of what the descriptor holds to the read of it, in {@link #POLL} mode. */
     final Object readLock = new Object();
+    /** The same for writes: {@link #NOWAIT}, {@link #POLL} or {@link #BLOCKING}, by the same steps. */
+    volatile int writeReadiness;
+    /** Held from the look for room in the descriptor to the write that fills it, in {@link #POLL} mode. */
+    final Object writeLock = new Object();
 
     /** The JDK's channel when the calls go through it (native access denied), else null. */
     final FileChannel channel;
