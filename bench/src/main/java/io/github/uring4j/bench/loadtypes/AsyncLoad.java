@@ -108,6 +108,8 @@ public final class AsyncLoad implements LoadStrategy {
         final MemorySegment bufs;
         final MemorySegment pattern;
         final long[] offsetOf;
+        /** Each slot's buffer, made once (a slice per read was garbage, and its fresh heap pages faulted in). */
+        final MemorySegment[] slotBuf;
         final CountDownLatch done = new CountDownLatch(1);
         final AtomicReference<Throwable> failure = new AtomicReference<>();
         int next;
@@ -119,6 +121,10 @@ public final class AsyncLoad implements LoadStrategy {
             this.bufs = bufs;
             this.pattern = pattern;
             this.offsetOf = new long[(int) (bufs.byteSize() / s.ioSize())]; // one per buffer
+            this.slotBuf = new MemorySegment[offsetOf.length];
+            for (int slot = 0; slot < slotBuf.length; slot++) {
+                slotBuf[slot] = bufs.asSlice((long) slot * s.ioSize(), s.ioSize());
+            }
         }
 
         /** Issues the first operations; from then on the handlers, on the loop thread, keep it going. */
@@ -138,7 +144,7 @@ public final class AsyncLoad implements LoadStrategy {
             if (s.load().write) {
                 file.write(pattern.asSlice(off % s.period(), len), off, slot, this);
             } else {
-                file.read(bufs.asSlice((long) slot * len, len), off, slot, this);
+                file.read(slotBuf[slot], off, slot, this);
             }
         }
 

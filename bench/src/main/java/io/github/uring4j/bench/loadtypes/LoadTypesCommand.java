@@ -80,8 +80,12 @@ public final class LoadTypesCommand implements Callable<Integer> {
     double minTime = 0.5;
 
     @Option(names = "--warm-up", description = "Seconds each strategy runs random reads and random writes, unmeasured, "
-            + "before the first case, so that the JIT has compiled them (default: ${DEFAULT-VALUE}).")
+            + "before the first case, so that the JIT has compiled them; such rounds repeat (at most 10) until the JIT "
+            + "compiles for less than a tenth of one; 0: none (default: ${DEFAULT-VALUE}).")
     double warmUp = 0.2;
+
+    /** Seconds the warm-up took (rounds repeat until the JIT goes quiet). */
+    private double warmedUp;
 
     @Option(names = "--json", description = "Also write the rows to this JSON file.")
     Path json;
@@ -164,7 +168,7 @@ public final class LoadTypesCommand implements Callable<Integer> {
                 writePatternFile(file, size, pattern);
                 try {
                     if (size == sz.get(0) && warmUp > 0) {
-                        warmUp(file, size, rnd, seq, pattern);
+                        warmedUp = warmUp(file, size, rnd, seq, pattern);
                     }
                     for (Load load : ls) {
                         int io = load.random ? rnd : seq;
@@ -290,6 +294,7 @@ public final class LoadTypesCommand implements Callable<Integer> {
                         .param("size", Sizes.format(spec.size())).param("io", Sizes.format(spec.ioSize()))
                         .param("depth", name.equals("ring") || name.equals("async") ? depth : 1)
                         .param("direct", direct).param("fsync", fsync).param("turns", passes[i])
+                        .param("warm_up_s", String.format(java.util.Locale.ROOT, "%.1f", warmedUp))
                         .primary("gb_per_s", "GB/s");
                 if (cacheBefore[i] != null) {
                     r.param("cache_before", cacheBefore[i]);
@@ -311,9 +316,35 @@ public final class LoadTypesCommand implements Callable<Integer> {
      * Before the first case, every strategy runs random reads and random writes of {@code file} for
      * {@code --warm-up} seconds each, unmeasured, so that the JIT has compiled each strategy's per-operation path before
      * any case is timed. Without it the first case timed the async API partly interpreted: seq-read 8M, the first case
-     * of a run, read 1.5 GB/s against the channel's 5.8, and 5.3 once random reads had run before it.
+     * of a run, read 1.5 GB/s against the channel's 5.8, and 5.3 once random reads had run before it. Such rounds
+     * repeat until the JIT compiled for less than {@link #QUIET_JIT} of a round's time, at most
+     * {@link #MAX_WARM_UP_ROUNDS} of them: on two cores the JIT went on compiling for 4 rounds of 1.3 s (2.1, 1.3, 0.7
+     * and 0.6 s of compile time, then under 0.1 s per round), and the async API's random reads of 64M measured 0.71-0.76
+     * times the channel's after one 0.2 s round, 0.97-0.98 after 2 s.
+     *
+     * @return the seconds the warm-up took
      */
-    private void warmUp(Path file, long size, int rnd, int seq, MemorySegment pattern) throws Exception {
+    private double warmUp(Path file, long size, int rnd, int seq, MemorySegment pattern) throws Exception {
+        java.lang.management.CompilationMXBean jit = java.lang.management.ManagementFactory.getCompilationMXBean();
+        boolean watchJit = jit != null && jit.isCompilationTimeMonitoringSupported();
+        long t0 = System.nanoTime();
+        for (int round = 0; round < MAX_WARM_UP_ROUNDS; round++) {
+            long before = watchJit ? jit.getTotalCompilationTime() : 0;
+            long r0 = System.nanoTime();
+            warmUpRound(file, size, rnd, seq, pattern);
+            double roundMillis = (System.nanoTime() - r0) / 1e6;
+            if (!watchJit || jit.getTotalCompilationTime() - before < QUIET_JIT * roundMillis) {
+                break;
+            }
+        }
+        return (System.nanoTime() - t0) / 1e9;
+    }
+
+    /** The share of a warm-up round's time the JIT may spend compiling in the last round. */
+    static final double QUIET_JIT = 0.1;
+    static final int MAX_WARM_UP_ROUNDS = 10;
+
+    private void warmUpRound(Path file, long size, int rnd, int seq, MemorySegment pattern) throws Exception {
         for (Load load : List.of(Load.RANDOM_READ, Load.RANDOM_WRITE)) {
             long[] offsets = offsets(load, size, rnd, 11);
             LoadSpec spec = new LoadSpec(load, file, size, rnd, seq, Arrays.copyOf(offsets, Math.min(offsets.length,
