@@ -500,6 +500,34 @@ abstract class HostileUseContract {
         return reported.toByteArray();
     }
 
+    /**
+     * Character devices, which have no end and no offsets that mean anything: {@code /dev/zero} fills a read,
+     * {@code /dev/null} takes every write and ends every read at once, and {@code /dev/full}'s writes fail with an
+     * exception that says the device is full; nothing is left in flight.
+     */
+    @Test
+    void characterDevicesBehaveAsTheKernelSays() throws Exception {
+        try (AsyncFile zero = open(Path.of("/dev/zero"))) {
+            ByteBuffer b = ByteBuffer.allocateDirect(64 * 1024);
+            b.put(0, (byte) 1).put(b.capacity() - 1, (byte) 1);
+            assertEquals(b.capacity(), get(zero.readFully(b, 0)), "/dev/zero fills the buffer");
+            assertEquals(0, b.get(0));
+            assertEquals(0, b.get(b.capacity() - 1));
+        }
+        try (AsyncFile nul = open(Path.of("/dev/null"), StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            assertEquals(4096, get(nul.write(ByteBuffer.wrap(pattern(4096, 1)), 1L << 40)));
+            assertEquals(-1, get(nul.read(ByteBuffer.allocate(16), 0)), "/dev/null ends every read");
+            assertInstanceOf(java.io.EOFException.class, failure(nul.readFully(ByteBuffer.allocate(16), 0)));
+        }
+        try (AsyncFile full = open(Path.of("/dev/full"), StandardOpenOption.WRITE)) {
+            Throwable t = failure(full.write(ByteBuffer.wrap(pattern(100, 2)), 0));
+            assertInstanceOf(IOException.class, t);
+            assertTrue(t.getMessage().contains("/dev/full") && t.getMessage().toLowerCase(java.util.Locale.ROOT)
+                    .contains("space"), "says which file, and that it is full: " + t.getMessage());
+        }
+        assertNothingLeftInFlight();
+    }
+
     /** Writes 5 bytes into the FIFO {@code f} and reads them back: no earlier read of it took them. */
     private void nextReadGetsWhatIsWrittenNow(AsyncFile f) throws Exception {
         assertEquals(5, get(f.write(ByteBuffer.wrap("hello".getBytes(StandardCharsets.US_ASCII)), 0)));
