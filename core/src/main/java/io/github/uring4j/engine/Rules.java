@@ -61,6 +61,9 @@ public final class Rules {
      */
     public static Throwable failure(Request r, int errno, boolean timedOut, boolean closing, ErrorMapper errors) {
         int e = Math.abs(errno);
+        if (e == Errno.ERESTARTSYS) {
+            e = Errno.EINTR;
+        }
         if (e == Errno.ECANCELED || e == Errno.EINTR) {
             if (r.isCancelled()) {
                 return new CancellationException(r.name() + " cancelled");

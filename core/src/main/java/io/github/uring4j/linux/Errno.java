@@ -8,6 +8,11 @@ public final class Errno {
     public static final int EPERM = 1;
     public static final int ENOENT = 2;
     public static final int EINTR = 4;
+    /**
+     * The kernel's own "restart the call" (not for user space, but a cancelled io-wq worker's blocking call, such as
+     * an open waiting for a FIFO's other end, can end its completion with it): an {@link #EINTR}.
+     */
+    public static final int ERESTARTSYS = 512;
     public static final int EIO = 5;
     public static final int ENXIO = 6;
     public static final int EBADF = 9;

@@ -227,6 +227,8 @@ public final class Uapi {
     public static final int O_RDONLY = 0;
     public static final int O_WRONLY = 1;
     public static final int O_RDWR = 2;
+    /** The access mode bits: {@link #O_RDONLY}, {@link #O_WRONLY} or {@link #O_RDWR}. */
+    public static final int O_ACCMODE = 3;
     public static final int O_CREAT = 0100;
     public static final int O_EXCL = 0200;
     public static final int O_NOCTTY = 0400;

@@ -528,6 +528,95 @@ abstract class HostileUseContract {
         assertNothingLeftInFlight();
     }
 
+    /**
+     * An open of a FIFO for reading only, with no writer yet. On the threads backend it waits, as {@code open(2)}
+     * does, until a writer opens it; the executor closed under it fails the open with
+     * {@code AsynchronousCloseException} and returns, and when a writer comes after that, the descriptor the waiting
+     * call then got is closed, not leaked. On io_uring the open returns at once (io_uring's first try of an open is
+     * non-blocking, and a FIFO opened that way for reading needs no writer), and a read waits instead, as it would
+     * after {@code open(2)}: until a writer writes.
+     */
+    @Test
+    void closingTheExecutorUnderAnOpenWaitingForAFifoWriter() throws Exception {
+        Path fifo = TestFiles.fifo(dir, "fifoOpenWaits");
+        CompletableFuture<AsyncFile> opening = AsyncFile.open(io, fifo, StandardOpenOption.READ);
+        Thread.sleep(100);
+        if (backend() == Backend.IO_URING) {
+            AsyncFile f = get(opening);
+            assertInstanceOf(java.nio.channels.InterruptedByTimeoutException.class,
+                    failure(f.read(ByteBuffer.allocate(8), 0, Duration.ofMillis(100))), "a read waits for a writer");
+            try (FileChannel w = FileChannel.open(fifo, StandardOpenOption.WRITE)) {
+                w.write(ByteBuffer.wrap(new byte[] {7}));
+                ByteBuffer b = ByteBuffer.allocate(8);
+                assertEquals(1, get(f.read(b, 0)));
+                assertEquals(7, b.get(0));
+            }
+            assertEquals(-1, get(f.read(ByteBuffer.allocate(8), 0)), "the writer gone, the FIFO ends");
+            f.close();
+            return;
+        }
+        assertFalse(opening.isDone(), "the open waits for a writer, but ended: " + opening);
+        long t0 = System.nanoTime();
+        io.close();
+        assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(30), "executor close returned");
+        assertInstanceOf(AsynchronousCloseException.class, failure(opening));
+        // a writer comes: whatever call still waited in the open gets its descriptor, and must close it
+        try (java.nio.channels.FileChannel w = java.nio.channels.FileChannel.open(fifo, StandardOpenOption.WRITE)) {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (descriptorsOf(fifo) > 1 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertEquals(1, descriptorsOf(fifo), "only the writer's descriptor is open: " + TestFiles.fdTargets());
+        }
+    }
+
+    /**
+     * An open of a FIFO for writing only waits, as {@code open(2)} does, until a reader opens it, then writes to it
+     * (io_uring's own first try of an open, non-blocking, once failed it at once with {@code ENXIO}); another such open
+     * waiting when the executor closes fails with {@code AsynchronousCloseException}, and no descriptor is left once
+     * a reader came. A socket's path still fails with {@code ENXIO}, said in words.
+     */
+    @Test
+    void aWriteOnlyOpenOfAFifoWaitsForItsReader() throws Exception {
+        Path fifo = TestFiles.fifo(dir, "fifoWriterWaits");
+        CompletableFuture<AsyncFile> opening = AsyncFile.open(io, fifo, StandardOpenOption.WRITE);
+        Thread.sleep(100);
+        assertFalse(opening.isDone(), "the open waits for a reader, but ended: " + opening);
+        try (FileChannel r = FileChannel.open(fifo, StandardOpenOption.READ)) {
+            AsyncFile w = opening.get(20, TimeUnit.SECONDS);
+            assertEquals(2, get(w.write(ByteBuffer.wrap(new byte[] {4, 2}), 0)));
+            ByteBuffer b = ByteBuffer.allocate(2);
+            assertEquals(2, r.read(b));
+            assertEquals(4, b.get(0));
+            w.close();
+        }
+        Path socket = dir.resolve("socket");
+        try (var server = java.nio.channels.ServerSocketChannel.open(java.net.StandardProtocolFamily.UNIX)) {
+            server.bind(java.net.UnixDomainSocketAddress.of(socket));
+            Throwable t = failure(AsyncFile.open(io, socket, StandardOpenOption.WRITE));
+            assertInstanceOf(IOException.class, t);
+            assertTrue(t.getMessage().contains(socket.toString()), t.getMessage());
+        }
+        CompletableFuture<AsyncFile> waiting = AsyncFile.open(io, fifo, StandardOpenOption.WRITE);
+        Thread.sleep(100);
+        assertFalse(waiting.isDone());
+        io.close();
+        Throwable closed = failure(waiting);
+        assertInstanceOf(AsynchronousCloseException.class, closed, String.valueOf(closed));
+        // read and write: an open that returns whether a writer waits or not
+        try (FileChannel r = FileChannel.open(fifo, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (descriptorsOf(fifo) > 1 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertEquals(1, descriptorsOf(fifo), "only the reader's descriptor is open: " + TestFiles.fdTargets());
+        }
+    }
+
+    private static long descriptorsOf(Path p) throws IOException {
+        return TestFiles.fdTargets().stream().filter(t -> t.endsWith(" -> " + p)).count();
+    }
+
     /** Writes 5 bytes into the FIFO {@code f} and reads them back: no earlier read of it took them. */
     private void nextReadGetsWhatIsWrittenNow(AsyncFile f) throws Exception {
         assertEquals(5, get(f.write(ByteBuffer.wrap("hello".getBytes(StandardCharsets.US_ASCII)), 0)));

@@ -7,6 +7,7 @@ import io.github.uring4j.engine.Request;
 import io.github.uring4j.engine.ResultFilter;
 import io.github.uring4j.engine.Rules;
 import io.github.uring4j.linux.Errno;
+import io.github.uring4j.linux.Uapi;
 import io.github.uring4j.ring.CqeHandler;
 import java.io.IOException;
 import java.nio.channels.AsynchronousCloseException;
@@ -153,10 +154,17 @@ final class Completions implements CqeHandler {
     private void open(Slot s, Request r) {
         OpenSpec spec = r.open;
         switch (s.stage) {
-            case Encoder.OPEN_PATH -> {
+            case Encoder.OPEN_PATH, Encoder.OPEN_WAITING -> {
                 int res = s.res[Slot.MAIN];
+                if (res == -Errno.ENXIO && s.stage == Encoder.OPEN_PATH && waitsForAReader(spec) && !abandoned(r)) {
+                    s.stage = Encoder.OPEN_WAITING; // maybe a FIFO without a reader: open as open(2) does
+                    loop.start(s);
+                    return;
+                }
                 if (res < 0) {
-                    end(s, errors.error(-res, "OPEN", spec.path(), -1, spec.direct()));
+                    // cancelled, or interrupted by the loop's close (a worker's open waiting for a FIFO's reader)
+                    end(s, res == -Errno.ECANCELED || res == -Errno.EINTR || res == -Errno.ERESTARTSYS ? error(s, res)
+                            : errors.error(-res, "OPEN", spec.path(), -1, spec.direct()));
                     return;
                 }
                 s.fd = res;
@@ -211,6 +219,14 @@ final class Completions implements CqeHandler {
     private void discard(Slot s) {
         s.stage = Encoder.OPEN_DISCARD;
         loop.start(s);
+    }
+
+    /**
+     * Whether {@code open(2)} with these flags waits for a FIFO's reader ({@link Encoder#OPEN_WAITING}): write only,
+     * and without {@code O_NONBLOCK}.
+     */
+    private static boolean waitsForAReader(OpenSpec spec) {
+        return (spec.flags() & (Uapi.O_ACCMODE | Uapi.O_NONBLOCK)) == Uapi.O_WRONLY;
     }
 
     private void opened(Slot s, Request r, int fixed, int memAlign, int offAlign) {

@@ -11,6 +11,7 @@ import io.github.uring4j.ring.IoUring;
 import io.github.uring4j.ring.IoVecArray;
 import io.github.uring4j.ring.OpenFlag;
 import io.github.uring4j.ring.Sqe;
+import io.github.uring4j.ring.SqeFlag;
 import io.github.uring4j.ring.Timespec;
 import io.github.uring4j.ring.UringException;
 import java.lang.foreign.Arena;
@@ -29,6 +30,12 @@ final class Encoder {
     static final int OPEN_PATH = 0;
     static final int OPEN_DETAILS = 1;
     static final int OPEN_DISCARD = 2;
+    /**
+     * The open again, on an io-wq worker ({@code IOSQE_ASYNC}): io_uring's first try of an open adds
+     * {@code O_NONBLOCK}, with which a FIFO opened for writing only and without a reader fails with {@code ENXIO}
+     * instead of waiting for one, as {@code open(2)} does; the worker's blocking open waits (and a cancel ends it).
+     */
+    static final int OPEN_WAITING = 3;
     /** READ_FILE stages (see {@link Completions}): open, read and close linked on a registered slot, ... */
     static final int FILE_LINKED = 0;
     /** ... or, with no free slot, an open, then a read linked to the close of the descriptor ... */
@@ -295,6 +302,8 @@ final class Encoder {
         switch (s.stage) {
             case OPEN_PATH -> count(ring.nextSqe().openat(At.FDCWD, s.path(spec), spec.flags() | OpenFlag.CLOEXEC,
                     0666), s, Slot.MAIN);
+            case OPEN_WAITING -> count(ring.nextSqe().openat(At.FDCWD, s.path(spec), spec.flags() | OpenFlag.CLOEXEC,
+                    0666).flags(SqeFlag.ASYNC), s, Slot.MAIN);
             case OPEN_DETAILS -> {
                 if (spec.direct()) {
                     count(ring.nextSqe().statx(s.fd, EMPTY_PATH, At.EMPTY_PATH, Statx.STATX_DIOALIGN,
