@@ -135,12 +135,13 @@ public final class AsyncFile implements AutoCloseable {
      * {@code READ} when neither {@code READ} nor {@code WRITE} is given), {@link LinkOption#NOFOLLOW_LINKS}, and
      * {@link FileOption}s. Files are created with mode 0666 minus the umask.
      *
-     * <p>A FIFO opened for writing only waits, as {@code open(2)} does, until a reader has it open (on io_uring, whose
-     * first try of an open does not block and fails there with {@code ENXIO}, the open is made again by a kernel
-     * worker, which waits). One opened for reading only waits for a writer on the threads backend; on io_uring it
-     * opens at once, and its first read waits for a writer's bytes instead (a FIFO opened for reading and writing
-     * never waits on either). Closing the executor ends an open that waits, with
-     * {@code AsynchronousCloseException}.
+     * <p>A FIFO opened for writing only waits, as {@code open(2)} does, until a reader has it open, and a cancel or
+     * the executor's close ends the wait (on io_uring, whose first try of an open does not block and fails there with
+     * {@code ENXIO}, the open is made again by a kernel worker, which waits; the threads backend tries again without
+     * blocking every 10 ms). One opened for reading only waits for a writer on the threads backend, in a call that
+     * only a writer ends (a close of the executor fails its future at once, and closes the descriptor once the call
+     * returns); on io_uring it opens at once, and its first read waits for a writer's bytes instead. A FIFO opened
+     * for reading and writing never waits.
      *
      * @throws UnsupportedOperationException for {@code APPEND} or an option this class does not know
      * @throws IllegalStateException         when the executor is closed

@@ -84,6 +84,10 @@ final class LibcSyscalls implements Syscalls {
         static final MethodHandle MH = handle("ioctl", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS),
                 Linker.Option.firstVariadicArg(2));
     }
+    private static final class FCNTL {
+        static final MethodHandle MH = handle("fcntl", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT),
+                Linker.Option.firstVariadicArg(2));
+    }
     private static final class PIPE2 {
         static final MethodHandle MH = handle("pipe2", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
     }
@@ -260,6 +264,16 @@ final class LibcSyscalls implements Syscalls {
         MemorySegment c = CAPTURE.get();
         try {
             return check((int) IOCTL.MH.invokeExact(c, fd, request, arg), c);
+        } catch (Throwable t) {
+            throw linkage(t);
+        }
+    }
+
+    @Override
+    public int fcntl(int fd, int cmd, int arg) {
+        MemorySegment c = CAPTURE.get();
+        try {
+            return check((int) FCNTL.MH.invokeExact(c, fd, cmd, arg), c);
         } catch (Throwable t) {
             throw linkage(t);
         }

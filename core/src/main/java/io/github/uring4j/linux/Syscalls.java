@@ -53,6 +53,9 @@ public interface Syscalls {
     /** {@code ioctl(fd, request, arg)} with a pointer argument ({@code FIONREAD}, ...). */
     int ioctl(int fd, long request, MemorySegment arg);
 
+    /** {@code fcntl(fd, cmd, arg)} with an integer argument ({@code F_SETFL}, ...). */
+    int fcntl(int fd, int cmd, int arg);
+
     /** {@code open(2)}; {@code path} is a NUL-terminated string. */
     int open(MemorySegment path, int flags, int mode);
 

@@ -572,9 +572,10 @@ abstract class HostileUseContract {
 
     /**
      * An open of a FIFO for writing only waits, as {@code open(2)} does, until a reader opens it, then writes to it
-     * (io_uring's own first try of an open, non-blocking, once failed it at once with {@code ENXIO}); another such open
-     * waiting when the executor closes fails with {@code AsynchronousCloseException}, and no descriptor is left once
-     * a reader came. A socket's path still fails with {@code ENXIO}, said in words.
+     * (io_uring's own first try of an open, non-blocking, once failed it at once with {@code ENXIO}); such an open
+     * cancelled ends with {@code CancellationException} and leaves nothing in flight, another waiting when the
+     * executor closes fails with {@code AsynchronousCloseException}, and no descriptor is left once a reader came. A
+     * socket's path still fails with {@code ENXIO}, said in words.
      */
     @Test
     void aWriteOnlyOpenOfAFifoWaitsForItsReader() throws Exception {
@@ -597,6 +598,11 @@ abstract class HostileUseContract {
             assertInstanceOf(IOException.class, t);
             assertTrue(t.getMessage().contains(socket.toString()), t.getMessage());
         }
+        CompletableFuture<AsyncFile> cancelled = AsyncFile.open(io, fifo, StandardOpenOption.WRITE);
+        Thread.sleep(100);
+        assertTrue(cancelled.cancel(true));
+        assertInstanceOf(CancellationException.class, failure(cancelled));
+        assertNothingLeftInFlight();
         CompletableFuture<AsyncFile> waiting = AsyncFile.open(io, fifo, StandardOpenOption.WRITE);
         Thread.sleep(100);
         assertFalse(waiting.isDone());

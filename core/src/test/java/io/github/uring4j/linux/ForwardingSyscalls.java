@@ -60,6 +60,11 @@ public class ForwardingSyscalls implements Syscalls {
     }
 
     @Override
+    public int fcntl(int fd, int cmd, int arg) {
+        return next.fcntl(fd, cmd, arg);
+    }
+
+    @Override
     public int pipe2(MemorySegment fds, int flags) {
         return next.pipe2(fds, flags);
     }

@@ -308,12 +308,61 @@ final class NativeCalls implements Calls {
 
     @Override
     public ThreadsFile open(ThreadsBackend backend, Request r) throws IOException {
-        int fd = sys.open(r.open.cPath(), r.open.flags() | Uapi.O_CLOEXEC, 0666);
+        int fd = openFd(backend, r, r.open.flags() | Uapi.O_CLOEXEC);
         if (fd < 0) {
             throw errors.error(-fd, "OPEN", r.open.path(), -1, r.open.direct());
         }
         int[] align = r.open.direct() ? directAlignment(fd) : new int[] {4096, 4096};
         return new ThreadsFile(backend, r.open, fd, null, align[1], align[0]);
+    }
+
+    /**
+     * {@code open(2)}, except for a FIFO opened for writing only: {@code open(2)} would block in it until a reader
+     * comes, a call that neither a cancel nor the backend's close can stop. So a write-only open is made with
+     * {@code O_NONBLOCK} (which a FIFO without a reader refuses with {@code ENXIO}), tried again every
+     * {@link #OPEN_RETRY_MILLIS} ms until a reader is there, the request is cancelled or the backend closes; the
+     * descriptor it gets then blocks, as {@code open(2)}'s would ({@code F_SETFL}). A file that refuses
+     * {@code O_NONBLOCK} for another reason (a lease, {@code EAGAIN}) is opened as before.
+     */
+    private int openFd(ThreadsBackend backend, Request r, int flags) throws IOException {
+        if ((flags & (Uapi.O_ACCMODE | Uapi.O_NONBLOCK)) != Uapi.O_WRONLY) {
+            return sys.open(r.open.cPath(), flags, 0666);
+        }
+        while (true) {
+            int fd = sys.open(r.open.cPath(), flags | Uapi.O_NONBLOCK, 0666);
+            if (fd >= 0) {
+                int set = sys.fcntl(fd, Uapi.F_SETFL, flags); // the status flags asked for: O_NONBLOCK off
+                if (set < 0) {
+                    sys.close(fd);
+                    return set;
+                }
+                return fd;
+            }
+            if (fd == -Errno.EAGAIN) {
+                return sys.open(r.open.cPath(), flags, 0666);
+            }
+            if (fd != -Errno.ENXIO || !isFifo(r)) {
+                return fd; // a socket's path: ENXIO, as open(2) says it
+            }
+            if (r.isCancelled()) {
+                throw new CancellationException("OPEN cancelled");
+            }
+            if (!backend.isOpen() || r.wasTold()) {
+                throw new java.nio.channels.AsynchronousCloseException(); // what the backend's close tells
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(OPEN_RETRY_MILLIS * 1_000_000L);
+        }
+    }
+
+    /** How often a write-only open of a FIFO looks again for a reader. */
+    static final int OPEN_RETRY_MILLIS = 10;
+
+    private boolean isFifo(Request r) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment sx = a.allocate(Statx.LAYOUT);
+            return sys.statx(Uapi.AT_FDCWD, r.open.cPath(), 0, Statx.STATX_MODE, sx) == 0
+                    && (sx.get(JAVA_SHORT, Statx.MODE) & 0170000) == 0010000;
+        }
     }
 
     /** {offset alignment, memory alignment} {@code O_DIRECT} needs for {@code fd}: STATX_DIOALIGN, else 4096. */
