@@ -138,10 +138,9 @@ public final class AsyncFile implements AutoCloseable {
      * <p>A FIFO opened for writing only waits, as {@code open(2)} does, until a reader has it open, and a cancel or
      * the executor's close ends the wait (on io_uring, whose first try of an open does not block and fails there with
      * {@code ENXIO}, the open is made again by a kernel worker, which waits; the threads backend tries again without
-     * blocking every 10 ms). One opened for reading only waits for a writer on the threads backend, in a call that
-     * only a writer ends (a close of the executor fails its future at once, and closes the descriptor once the call
-     * returns); on io_uring it opens at once, and its first read waits for a writer's bytes instead. A FIFO opened
-     * for reading and writing never waits.
+     * blocking every 10 ms). One opened for reading only opens at once, without waiting for a writer (io_uring's
+     * first try does not block, and neither does the threads backend's open), and its reads wait for a writer's bytes
+     * instead; they end (-1) once a writer has come and gone.
      *
      * @throws UnsupportedOperationException for {@code APPEND} or an option this class does not know
      * @throws IllegalStateException         when the executor is closed

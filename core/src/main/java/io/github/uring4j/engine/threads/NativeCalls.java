@@ -59,6 +59,7 @@ final class NativeCalls implements Calls {
                 res = read ? sys.pread(fd, m, r.length, r.position) : sys.pwrite(fd, m, r.length, r.position);
                 if (res == -Errno.ESPIPE) {
                     // pipes, sockets and character devices have no offsets, and may wait for ever
+                    blockFromNowOn(f);
                     res = unpositioned(t, f, m, read);
                 }
             } while (res == -Errno.EINTR);
@@ -308,40 +309,42 @@ final class NativeCalls implements Calls {
 
     @Override
     public ThreadsFile open(ThreadsBackend backend, Request r) throws IOException {
-        int fd = openFd(backend, r, r.open.flags() | Uapi.O_CLOEXEC);
+        int[] restore = new int[1];
+        int fd = openFd(backend, r, r.open.flags() | Uapi.O_CLOEXEC, restore);
         if (fd < 0) {
             throw errors.error(-fd, "OPEN", r.open.path(), -1, r.open.direct());
         }
         int[] align = r.open.direct() ? directAlignment(fd) : new int[] {4096, 4096};
-        return new ThreadsFile(backend, r.open, fd, null, align[1], align[0]);
+        ThreadsFile f = new ThreadsFile(backend, r.open, fd, null, align[1], align[0]);
+        f.statusFlagsToRestore = restore[0];
+        return f;
     }
 
     /**
-     * {@code open(2)}, except for a FIFO opened for writing only: {@code open(2)} would block in it until a reader
-     * comes, a call that neither a cancel nor the backend's close can stop. So a write-only open is made with
-     * {@code O_NONBLOCK} (which a FIFO without a reader refuses with {@code ENXIO}), tried again every
-     * {@link #OPEN_RETRY_MILLIS} ms until a reader is there, the request is cancelled or the backend closes; the
-     * descriptor it gets then blocks, as {@code open(2)}'s would ({@code F_SETFL}). A file that refuses
-     * {@code O_NONBLOCK} for another reason (a lease, {@code EAGAIN}) is opened as before.
+     * {@code open(2)} that never blocks its worker: with {@code O_NONBLOCK} (unless the caller asked for it itself,
+     * the descriptor's flags to set back once it turns out not to be seekable are kept in {@code restore[0]}, else
+     * -1). Without it, an open of a FIFO waits in the kernel for the other end, a call that neither a cancel nor the
+     * backend's close can stop. With it, a read-only open of a FIFO returns at once (its reads then wait for a
+     * writer's bytes, as on io_uring), and a write-only one without a reader fails with {@code ENXIO}: it is tried
+     * again every {@link #OPEN_RETRY_MILLIS} ms until a reader is there, the request is cancelled or the backend
+     * closes. A regular file ignores {@code O_NONBLOCK}; a file that refuses it for another reason (a lease,
+     * {@code EAGAIN}) is opened as before.
      */
-    private int openFd(ThreadsBackend backend, Request r, int flags) throws IOException {
-        if ((flags & (Uapi.O_ACCMODE | Uapi.O_NONBLOCK)) != Uapi.O_WRONLY) {
+    private int openFd(ThreadsBackend backend, Request r, int flags, int[] restore) throws IOException {
+        restore[0] = -1;
+        if ((flags & Uapi.O_NONBLOCK) != 0) {
             return sys.open(r.open.cPath(), flags, 0666);
         }
         while (true) {
             int fd = sys.open(r.open.cPath(), flags | Uapi.O_NONBLOCK, 0666);
             if (fd >= 0) {
-                int set = sys.fcntl(fd, Uapi.F_SETFL, flags); // the status flags asked for: O_NONBLOCK off
-                if (set < 0) {
-                    sys.close(fd);
-                    return set;
-                }
+                restore[0] = flags;
                 return fd;
             }
             if (fd == -Errno.EAGAIN) {
                 return sys.open(r.open.cPath(), flags, 0666);
             }
-            if (fd != -Errno.ENXIO || !isFifo(r)) {
+            if (fd != -Errno.ENXIO || (flags & Uapi.O_ACCMODE) != Uapi.O_WRONLY || !isFifo(r)) {
                 return fd; // a socket's path: ENXIO, as open(2) says it
             }
             if (r.isCancelled()) {
@@ -351,6 +354,18 @@ final class NativeCalls implements Calls {
                 throw new java.nio.channels.AsynchronousCloseException(); // what the backend's close tells
             }
             java.util.concurrent.locks.LockSupport.parkNanos(OPEN_RETRY_MILLIS * 1_000_000L);
+        }
+    }
+
+    /**
+     * A descriptor {@link #openFd} opened with {@code O_NONBLOCK} that turned out not to be seekable (a pipe, a
+     * device) blocks from now on, as {@code open(2)}'s would: {@link #unpositioned} handles the waits itself.
+     */
+    private void blockFromNowOn(ThreadsFile f) {
+        int flags = f.statusFlagsToRestore;
+        if (flags >= 0) {
+            sys.fcntl(f.fd, Uapi.F_SETFL, flags);
+            f.statusFlagsToRestore = -1;
         }
     }
 

@@ -32,6 +32,12 @@ final class ThreadsFile extends FileHandle {
     /** Held from the look for room in the descriptor to the write that fills it, in {@link #POLL} mode. */
     final Object writeLock = new Object();
 
+    /**
+     * The status flags to set back ({@code F_SETFL}) once a call finds the descriptor is not seekable, when it was
+     * opened with an {@code O_NONBLOCK} the caller did not ask for (so that the open could not block); else -1.
+     */
+    volatile int statusFlagsToRestore = -1;
+
     /** The JDK's channel when the calls go through it (native access denied), else null. */
     final FileChannel channel;
 
