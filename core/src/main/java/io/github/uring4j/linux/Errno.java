@@ -8,11 +8,6 @@ public final class Errno {
     public static final int EPERM = 1;
     public static final int ENOENT = 2;
     public static final int EINTR = 4;
-    /**
-     * The kernel's own "restart the call" (not for user space, but a cancelled io-wq worker's blocking call, such as
-     * an open waiting for a FIFO's other end, can end its completion with it): an {@link #EINTR}.
-     */
-    public static final int ERESTARTSYS = 512;
     public static final int EIO = 5;
     public static final int ENXIO = 6;
     public static final int EBADF = 9;
@@ -47,6 +42,11 @@ public final class Errno {
     public static final int ETIMEDOUT = 110;
     public static final int EALREADY = 114;
     public static final int ECANCELED = 125;
+    /**
+     * The kernel's own "restart the call" (not for user space, but a cancelled io-wq worker's blocking call, such as
+     * an open waiting for a FIFO's other end, can end its completion with it): an {@link #EINTR}.
+     */
+    public static final int ERESTARTSYS = 512;
 
     private static final String[] NAMES = new String[134];
 
