@@ -532,7 +532,8 @@ abstract class HostileUseContract {
      * An open of a FIFO for reading only, with no writer yet, returns at once on both backends (io_uring's first try of
      * an open is non-blocking, and the threads backend opens without blocking so that nothing can hold its worker for
      * ever; a FIFO opened that way for reading needs no writer). Its reads wait instead, as they would after
-     * {@code open(2)}: until a writer writes; once the writer is gone, the FIFO ends.
+     * {@code open(2)}: until a writer writes; once the writer is gone, the FIFO ends. The same for
+     * {@code readFile}, whose waiting read a cancel ends.
      */
     @Test
     void aReadOnlyOpenOfAFifoOpensAtOnceAndItsReadsWaitForAWriter() throws Exception {
@@ -549,6 +550,16 @@ abstract class HostileUseContract {
         assertEquals(-1, get(f.read(ByteBuffer.allocate(8), 0)), "the writer gone, the FIFO ends");
         assertNothingLeftInFlight();
         f.close();
+        // readFile's open does not wait either: its read does, until cancelled
+        CompletableFuture<Integer> whole = AsyncFile.readFile(io, fifo, ByteBuffer.allocateDirect(8));
+        while (io.inFlight() == 0 && !whole.isDone()) {
+            Thread.sleep(1);
+        }
+        Thread.sleep(50);
+        assertFalse(whole.isDone(), "readFile of a FIFO nobody writes waits: " + whole);
+        assertTrue(whole.cancel(true));
+        assertInstanceOf(CancellationException.class, failure(whole));
+        assertNothingLeftInFlight();
     }
 
     /**
