@@ -320,7 +320,7 @@ public final class LoadTypesCommand implements Callable<Integer> {
      * repeat until the JIT compiled for less than {@link #QUIET_JIT} of a round's time, at most
      * {@link #MAX_WARM_UP_ROUNDS} of them: on two cores the JIT went on compiling for 4 rounds of 1.3 s (2.1, 1.3, 0.7
      * and 0.6 s of compile time, then under 0.1 s per round), and the async API's random reads of 64M measured 0.71-0.76
-     * times the channel's after one 0.2 s round, 0.97-0.98 after 2 s.
+     * times the channel's after one 0.2 s round, 0.97 after 2 s.
      *
      * @return the seconds the warm-up took
      */
