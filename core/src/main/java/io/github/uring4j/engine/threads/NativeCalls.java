@@ -110,7 +110,7 @@ final class NativeCalls implements Calls {
     private long unpositioned(Task t, ThreadsFile f, MemorySegment m, boolean read) {
         Request r = t.request;
         int fd = f.fd;
-        if ((read ? f.readiness : f.writeReadiness) == ThreadsFile.BLOCKING) {
+        if (readiness(f, read) == ThreadsFile.BLOCKING) {
             return blocking(fd, m, read);
         }
         try (Arena a = Arena.ofConfined()) {
@@ -133,7 +133,7 @@ final class NativeCalls implements Calls {
                         abandoned = true;
                     } else if (t.ended || r.wasTold()) {
                         abandoned = true;
-                    } else if ((read ? f.readiness : f.writeReadiness) == ThreadsFile.NOWAIT) {
+                    } else if (readiness(f, read) == ThreadsFile.NOWAIT) {
                         do {
                             res = read ? sys.preadv2(fd, iov, 1, -1, Uapi.RWF_NOWAIT)
                                     : sys.pwritev2(fd, iov, 1, -1, Uapi.RWF_NOWAIT);
@@ -148,7 +148,7 @@ final class NativeCalls implements Calls {
                             res = -Errno.EAGAIN;
                         }
                     }
-                    if (!abandoned && (read ? f.readiness : f.writeReadiness) == ThreadsFile.POLL) {
+                    if (!abandoned && readiness(f, read) == ThreadsFile.POLL) {
                         res = read ? readWhatIsThere(f, m, pfd, count) : writeWhatFits(f, m, pfd, count);
                     }
                     t.moved = res >= 0;
@@ -160,7 +160,7 @@ final class NativeCalls implements Calls {
                     // the client was told (its timeout, its file's close): what this ends with goes to no one
                     throw new CancellationException(r.name() + " abandoned: its client was told already");
                 }
-                if ((read ? f.readiness : f.writeReadiness) == ThreadsFile.BLOCKING) {
+                if (readiness(f, read) == ThreadsFile.BLOCKING) {
                     return blocking(fd, m, read);
                 }
                 if (res != -Errno.EAGAIN) {
@@ -173,6 +173,11 @@ final class NativeCalls implements Calls {
                 sys.poll(pfd, 1, WAIT_SLICE_MILLIS); // ready, a slice gone or EINTR: look again either way
             }
         }
+    }
+
+    /** How {@code f} waits in this direction: {@link ThreadsFile#readiness} or {@link ThreadsFile#writeReadiness}. */
+    private static int readiness(ThreadsFile f, boolean read) {
+        return read ? f.readiness : f.writeReadiness;
     }
 
     private long blocking(int fd, MemorySegment m, boolean read) {
