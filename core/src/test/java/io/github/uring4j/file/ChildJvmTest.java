@@ -157,7 +157,8 @@ class ChildJvmTest {
 
     /**
      * A JVM with {@code --illegal-native-access=deny} and no {@code --enable-native-access}: the default executor
-     * works on the threads backend (the JDK's channels) and says once why, with the flag; io_uring is refused.
+     * works on the threads backend (the JDK's channels) and says once why, with the flag, a FIFO's calls included
+     * (the JDK's positional calls fail on it with "Illegal seek"); io_uring is refused.
      */
     @Test
     void nativeAccessDeniedFallsBackToTheJdkWithOneMessage() throws Exception {
@@ -169,6 +170,7 @@ class ChildJvmTest {
         String reason = out.stream().filter(l -> l.startsWith("REASON ")).findFirst().orElseThrow();
         assertTrue(reason.contains("--enable-native-access=ALL-UNNAMED"), reason);
         assertTrue(out.contains("IO OK"), out.toString());
+        assertTrue(out.contains("FIFO 16 16 through the fifo"), out.toString());
         String refused = out.stream().filter(l -> l.startsWith("REFUSED ")).findFirst().orElseThrow();
         assertTrue(refused.contains("--enable-native-access=ALL-UNNAMED"), refused);
         assertEquals(1, out.stream().filter(l -> l.contains("uring4j: falling back")).count(), out.toString());

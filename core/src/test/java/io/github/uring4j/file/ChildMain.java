@@ -72,6 +72,19 @@ public final class ChildMain {
             ok = ok && java.util.Arrays.equals(java.nio.file.Files.readAllBytes(q), data);
         }
         System.out.println("IO " + (ok ? "OK" : "BAD"));
+        // a FIFO has no positions: its calls move bytes whatever position they name, as the kernel's do
+        Path fifo = dir.resolve("denied-fifo");
+        new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start().waitFor();
+        try (AsyncFile f = AsyncFile.open(fifo, StandardOpenOption.READ, StandardOpenOption.WRITE).join()) {
+            int w = f.writeFully(ByteBuffer.wrap("through the fifo".getBytes(java.nio.charset.StandardCharsets.UTF_8)),
+                    4096).join();
+            ByteBuffer got = ByteBuffer.allocate(16);
+            int r = f.readFully(got, 12_345).join();
+            String text = new String(got.array(), 0, got.position(), java.nio.charset.StandardCharsets.UTF_8);
+            System.out.println("FIFO " + w + " " + r + " " + text);
+        } catch (java.util.concurrent.CompletionException e) {
+            System.out.println("FIFO failed: " + e.getCause());
+        }
         try {
             IoExecutor.builder().backend(Backend.IO_URING).build().close();
             System.out.println("REFUSED no");

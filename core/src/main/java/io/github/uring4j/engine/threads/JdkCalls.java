@@ -21,7 +21,10 @@ import java.util.Set;
  * ({@code --illegal-native-access=deny} without {@code --enable-native-access}): everything works, at the JDK's
  * speed. Memory is reached through the request's buffers, never through a raw address. What the JDK cannot do is
  * approximated and said so: {@code allocate} extends the file without reserving blocks, {@code advise} does
- * nothing, {@code syncRange} forces the data.
+ * nothing, {@code syncRange} forces the data. A FIFO's reads and writes are the channel's relative ones, whatever
+ * position they name (the JDK's positional calls fail on it with "Illegal seek"; the kernel's at offset -1 move the
+ * bytes, as the other backends do); its open waits in {@code open(2)} for the other end, as the JDK's does, and
+ * neither a cancel nor a close ends that wait (a close tells the caller after its bounded wait).
  */
 final class JdkCalls implements Calls {
     private static final OpenOption DIRECT = directOption();
@@ -80,10 +83,29 @@ final class JdkCalls implements Calls {
             opts.add(DIRECT);
         }
         // The built-in provider's path: a provider installed over it must not route this back to uring4j.
-        FileChannel ch = FileSystems.getDefault().provider().newFileChannel(
-                FileSystems.getDefault().getPath(spec.path()), opts);
-        return new ThreadsFile(backend, spec, -1, ch, 4096, 4096);
+        java.nio.file.spi.FileSystemProvider provider = FileSystems.getDefault().provider();
+        java.nio.file.Path path = FileSystems.getDefault().getPath(spec.path());
+        FileChannel ch = provider.newFileChannel(path, opts);
+        ThreadsFile f = new ThreadsFile(backend, spec, -1, ch, 4096, 4096);
+        try {
+            f.fifo = isFifo(provider, path, (flags & Uapi.O_NOFOLLOW) != 0);
+        } catch (IOException | RuntimeException e) {
+            ch.close();
+            throw e;
+        }
+        return f;
     }
+
+    /** Whether {@code path}, just opened, is a FIFO (its type from the {@code unix:mode} the JDK reads). */
+    private static boolean isFifo(java.nio.file.spi.FileSystemProvider provider, java.nio.file.Path path,
+            boolean noFollow) throws IOException {
+        LinkOption[] links = noFollow ? new LinkOption[] {LinkOption.NOFOLLOW_LINKS} : new LinkOption[0];
+        Object mode = provider.readAttributes(path, "unix:mode", links).get("mode");
+        return mode instanceof Integer m && (m & S_IFMT) == S_IFIFO;
+    }
+
+    private static final int S_IFMT = 0170000;
+    private static final int S_IFIFO = 0010000;
 
     /** The memory of the request's current chunk, as a buffer positioned on it. */
     private static ByteBuffer chunk(Request r) {
@@ -103,7 +125,8 @@ final class JdkCalls implements Calls {
         boolean read = r.kind == Request.READ || r.kind == Request.READ_FILE;
         while (true) {
             ByteBuffer b = chunk(r);
-            int n = read ? f.channel.read(b, r.position) : f.channel.write(b, r.position);
+            int n = f.fifo ? (read ? f.channel.read(b) : f.channel.write(b))
+                    : read ? f.channel.read(b, r.position) : f.channel.write(b, r.position);
             long v = Rules.afterChunk(r, Math.max(0, n), errors);
             if (v != Rules.MORE) {
                 if (r.kind == Request.WRITE_SYNC) {
@@ -120,7 +143,9 @@ final class JdkCalls implements Calls {
         for (ByteBuffer b : r.advanceAll) {
             ByteBuffer d = b.duplicate();
             int want = d.remaining();
-            int n = r.kind == Request.READV ? f.channel.read(d, r.position + total) : f.channel.write(d, r.position + total);
+            long at = r.position + total;
+            int n = f.fifo ? (r.kind == Request.READV ? f.channel.read(d) : f.channel.write(d))
+                    : r.kind == Request.READV ? f.channel.read(d, at) : f.channel.write(d, at);
             if (n <= 0) {
                 break;
             }

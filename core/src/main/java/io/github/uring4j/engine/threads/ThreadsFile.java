@@ -40,6 +40,11 @@ final class ThreadsFile extends FileHandle {
 
     /** The JDK's channel when the calls go through it (native access denied), else null. */
     final FileChannel channel;
+    /**
+     * {@link #channel} is a FIFO: it has no positions ({@code ESPIPE} for a positional call), so its reads and writes
+     * are the channel's relative ones, as the kernel's calls at offset -1 are.
+     */
+    boolean fifo;
 
     ThreadsFile(IoBackend backend, OpenSpec spec, int fd, FileChannel channel, int memAlign, int offAlign) {
         super(backend, spec, fd, memAlign, offAlign);
