@@ -24,7 +24,10 @@ import java.util.Set;
  * nothing, {@code syncRange} forces the data. A FIFO's reads and writes are the channel's relative ones, whatever
  * position they name (the JDK's positional calls fail on it with "Illegal seek"; the kernel's at offset -1 move the
  * bytes, as the other backends do); its open waits in {@code open(2)} for the other end, as the JDK's does, and
- * neither a cancel nor a close ends that wait (a close tells the caller after its bounded wait).
+ * neither a cancel nor a close ends that wait (a close tells the caller after its bounded wait). The same holds for
+ * a read of an empty FIFO: the JDK has no way to wait for bytes without taking them, so a read that timed out or was
+ * cancelled still takes the next bytes written, and they reach nobody (with native access, {@link NativeCalls}
+ * loses none).
  */
 final class JdkCalls implements Calls {
     private static final OpenOption DIRECT = directOption();
