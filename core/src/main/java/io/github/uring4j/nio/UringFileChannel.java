@@ -66,10 +66,13 @@ import java.util.concurrent.locks.ReentrantLock;
  * <li>Writes to a regular file are calls on the caller's thread (ext4 cannot take a buffered write without
  * possibly waiting, so a ring would hand it to a kernel worker thread: slower). Reads and writes of pipes, FIFOs
  * and devices that could wait forever go to the ring, where closing the channel ends them.</li>
- * <li>A channel that reads at positions again and again (an index, a database file) maps the file and copies
- * positional reads of a platform thread straight from the page cache: no system call at all, about twice the rate
- * of a {@code pread}. The page cache is the same, so writes are seen at once; a read that a concurrent truncation
- * by another process cuts off falls back to a system call.</li>
+ * <li>With {@code -During4j.mappedReads=true} (read when a channel opens; off by default), a channel that reads at
+ * positions again and again (an index, a database file) maps the file and copies positional reads of a platform
+ * thread straight from the page cache: no system call at all, about twice the rate of a {@code pread}. The page
+ * cache is the same, so writes are seen at once. Only for files nobody shrinks while they are open: no call tells
+ * the mapping that another channel or process truncated the file, so a read after that can return zeros past the
+ * new end of the file as bytes read, or fail with {@code InternalError} (the fault of a mapped page past the end, as
+ * a {@code MappedByteBuffer} does), where the JDK's channel returns what is left or -1.</li>
  * <li>{@code map} and the file locks are the JDK's own, on a second descriptor of the same file (so they behave as
  * the JDK's do, including the overlap checks between channels of this JVM).</li>
  * </ul>
@@ -121,6 +124,10 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
      * {@code Files.readAllBytes} (or {@code readString}) is the caller, which the JDK makes uninterruptible.
      */
     private volatile boolean askWhenInterrupted;
+    /** The system property that lets channels opened after it is set copy repeated positional reads from a mapping. */
+    static final String MAPPED_READS = "uring4j.mappedReads";
+    /** Positional reads may come from a mapping of the file ({@link #MAPPED_READS}). */
+    private final boolean mappedReads;
     /** The file mapped for reads on platform threads, once the channel has read often enough; or null. */
     private volatile Mapping mapping;
     /** Positional reads seen before a mapping is made (racy: a count, not a promise). */
@@ -207,6 +214,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         this.direct = o.direct;
         this.alignment = alignment;
         this.executors = executors;
+        this.mappedReads = !o.direct && Boolean.getBoolean(MAPPED_READS);
         this.resources = new Resources(fd);
         this.cleanable = CLEANER.register(this, resources);
         Counters.URING_CHANNELS.increment();
@@ -570,7 +578,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
             checkPositionAligned(position);
         }
         blocking();
-        if (!direct && !Thread.currentThread().isVirtual()) {
+        if (mappedReads && !Thread.currentThread().isVirtual()) {
             int n = mappedRead(dst, position);
             if (n >= 0) {
                 return n;
@@ -634,7 +642,8 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
             }
             return -1;
         } catch (InternalError e) {
-            // SIGBUS: another process truncated the file under the mapping; the system call tells the truth
+            // SIGBUS: the file was truncated under the mapping; the system call tells the truth. Only sometimes caught
+            // here: in compiled code the JVM may throw it after the copy returned (see the class comment).
             dropMapping(m);
             return -1;
         }
