@@ -10,7 +10,8 @@ package io.github.uring4j.nio;
  * @param callerCalls    system calls made on the caller's thread (reads served from the page cache, writes, ...)
  * @param ringOperations operations that went through an io_uring (reads that had to wait for the device, on a
  *                       virtual thread or an {@code O_DIRECT} file; every asynchronous operation)
- * @param mappedReads    positional reads copied from the page cache through a mapping of the file (no system call)
+ * @param mappedReads    positional reads copied from the page cache through a mapping of the file (no system call;
+ *                       only by channels opened with {@code -During4j.mappedReads=true})
  * @param bytesRead      bytes read through the drop-in channels
  * @param bytesWritten   bytes written through them
  * @param kernelCopies   {@code transferTo}/{@code transferFrom}/copies done inside the kernel ({@code copy_file_range})

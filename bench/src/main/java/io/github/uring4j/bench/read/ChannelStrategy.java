@@ -12,27 +12,39 @@ import java.nio.file.StandardOpenOption;
 /**
  * A {@code FileChannel}: the JDK's, or uring4j's drop-in ({@code UringFiles.newFileChannel}); the files opened once
  * and shared, each worker a thread doing positional reads into its own buffer: direct (4 KiB aligned, as
- * {@code O_DIRECT} needs) or on the heap. On virtual threads, {@code threads x depth} of them.
+ * {@code O_DIRECT} needs) or on the heap. On virtual threads, {@code threads x depth} of them. The drop-in's
+ * {@code mapped} form opens its channels with {@code -During4j.mappedReads=true} set: repeated positional reads
+ * copied from a mapping of the file (only for files nobody shrinks while they are open, which holds here).
  */
 public final class ChannelStrategy implements ReadStrategy {
 
     private final boolean virtual;
     private final boolean dropIn;
     private final boolean heap;
+    private final boolean mapped;
 
     public ChannelStrategy(boolean virtual) {
         this(virtual, false, false);
     }
 
     public ChannelStrategy(boolean virtual, boolean dropIn, boolean heap) {
+        this(virtual, dropIn, heap, false);
+    }
+
+    public ChannelStrategy(boolean virtual, boolean dropIn, boolean heap, boolean mapped) {
         this.virtual = virtual;
         this.dropIn = dropIn;
         this.heap = heap;
+        this.mapped = mapped;
     }
+
+    /** The system property that lets the drop-in's channels opened while it is set read through a mapping. */
+    static final String MAPPED_READS = "uring4j.mappedReads";
 
     @Override
     public String name() {
-        return (dropIn ? "dropin" : "channel") + (heap ? "-heap" : "") + (virtual ? "-vthreads" : "");
+        return (dropIn ? "dropin" : "channel") + (mapped ? "-mapped" : "") + (heap ? "-heap" : "")
+                + (virtual ? "-vthreads" : "");
     }
 
     @Override
@@ -55,6 +67,7 @@ public final class ChannelStrategy implements ReadStrategy {
         FileChannel[] chs = new FileChannel[ds.files()];
         OpenOption[] opts = cfg.direct() ? new OpenOption[] {StandardOpenOption.READ, io.github.uring4j.bench.common.DirectIo.option()}
                 : new OpenOption[] {StandardOpenOption.READ};
+        String mappedBefore = mapped ? System.setProperty(MAPPED_READS, "true") : null;
         try {
             for (int f = 0; f < chs.length; f++) {
                 chs[f] = dropIn ? io.github.uring4j.nio.UringFiles.newFileChannel(ds.file(f), opts)
@@ -67,6 +80,14 @@ public final class ChannelStrategy implements ReadStrategy {
                 }
             }
             throw e;
+        } finally {
+            if (mapped) {
+                if (mappedBefore == null) {
+                    System.clearProperty(MAPPED_READS);
+                } else {
+                    System.setProperty(MAPPED_READS, mappedBefore);
+                }
+            }
         }
         return new Session() {
             @Override

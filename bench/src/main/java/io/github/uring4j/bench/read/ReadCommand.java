@@ -44,6 +44,8 @@ public final class ReadCommand implements Callable<Integer> {
         STRATEGIES.put("dropin", () -> new ChannelStrategy(false, true, false));
         STRATEGIES.put("dropin-heap", () -> new ChannelStrategy(false, true, true));
         STRATEGIES.put("dropin-vthreads", () -> new ChannelStrategy(true, true, false));
+        STRATEGIES.put("dropin-mapped", () -> new ChannelStrategy(false, true, false, true));
+        STRATEGIES.put("dropin-mapped-heap", () -> new ChannelStrategy(false, true, true, true));
     }
 
     @Option(names = "--dir", description = "Data set directory (default: ${DEFAULT-VALUE}).")
@@ -51,7 +53,8 @@ public final class ReadCommand implements Callable<Integer> {
 
     @Option(names = {"-s", "--strategy"}, split = ",",
             description = "Strategies, comma-separated: ring, mmap, channel, channel-heap, channel-vthreads, async, "
-                    + "async-vthreads, dropin, dropin-heap, dropin-vthreads (uring4j's FileChannel) "
+                    + "async-vthreads, dropin, dropin-heap, dropin-vthreads (uring4j's FileChannel), dropin-mapped, "
+                    + "dropin-mapped-heap (its reads from a mapping, -During4j.mappedReads=true) "
                     + "(default: ring,mmap,channel).")
     List<String> strategies = List.of("ring", "mmap", "channel");
 

@@ -196,12 +196,12 @@ public final class ReportCommand implements Callable<Integer> {
             }
             // 1b. the JDK's FileChannel and uring4j's drop-in, heap and direct buffers, one platform thread
             List<Result> dropIn = new ArrayList<>();
-            for (String st : List.of("channel", "dropin", "channel-heap", "dropin-heap")) {
+            for (String st : List.of("channel", "dropin", "channel-heap", "dropin-heap", "dropin-mapped")) {
                 dropIn.add(read(ds, st, 1, 1, false, "warm", warm, secs));
             }
             add(sections, new Section("FileChannel drop-in, random 4 KiB reads, page cache, 1 thread",
                     "uring4j-bench read --dir DIR --threads 1 --cache warm --duration " + fmt(secs)
-                            + " -s channel,dropin,channel-heap,dropin-heap", dropIn));
+                            + " -s channel,dropin,channel-heap,dropin-heap,dropin-mapped", dropIn));
             // 2. O_DIRECT random reads (device-bound)
             List<Result> direct = new ArrayList<>();
             for (String st : List.of("ring", "async", "channel", "channel-vthreads")) {
