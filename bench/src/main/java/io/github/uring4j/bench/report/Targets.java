@@ -63,6 +63,9 @@ public final class Targets {
                 ratio(find(sections, drop, "dropin", null), find(sections, drop, "channel", null)), 1.2);
         add(out, "drop-in FileChannel, cached 4 KiB random read, 1 thread, heap buffer, vs the JDK's FileChannel",
                 ratio(find(sections, drop, "dropin-heap", null), find(sections, drop, "channel-heap", null)), 1.2);
+        add(out, "drop-in FileChannel reading from a mapping (opt-in -During4j.mappedReads=true, for files nobody shrinks),"
+                + " cached 4 KiB random read, 1 thread, direct buffer, vs the JDK's FileChannel",
+                ratio(find(sections, drop, "dropin-mapped", null), find(sections, drop, "channel", null)), 1.2);
         Result dropVt = find(sections, s -> s.title.contains("virtual threads, O_DIRECT"), "dropin-vthreads", null);
         if (jdkVt != null && dropVt != null) {
             double cores = Runtime.getRuntime().availableProcessors();
