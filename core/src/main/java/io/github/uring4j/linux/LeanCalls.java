@@ -48,6 +48,14 @@ public final class LeanCalls {
         static final MethodHandle MH = handle("pwritev2",
                 FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG, JAVA_INT));
     }
+    private static final class PREAD {
+        static final MethodHandle MH = handle("pread64",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG));
+    }
+    private static final class PWRITE {
+        static final MethodHandle MH = handle("pwrite64",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG));
+    }
     private static final class OPEN {
         static final MethodHandle MH = handle("open",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), Linker.Option.firstVariadicArg(2));
@@ -161,6 +169,29 @@ public final class LeanCalls {
     public static long pwritev2(MemorySegment capture, int fd, MemorySegment iov, int count, long offset, int flags) {
         try {
             return result((long) PWRITEV2.MH.invokeExact(capture, fd, iov, count, offset, flags), capture);
+        } catch (Throwable t) {
+            throw linkage(t);
+        }
+    }
+
+    /**
+     * {@code pread(fd, buf, count, offset)} into the native memory at {@code address}: one buffer at an offset, with no
+     * {@code iovec} to fill in and the kernel's shortest read path.
+     */
+    public static long pread(MemorySegment capture, int fd, long address, long count, long offset) {
+        try {
+            return result((long) PREAD.MH.invokeExact(capture, fd, MemorySegment.ofAddress(address), count, offset),
+                    capture);
+        } catch (Throwable t) {
+            throw linkage(t);
+        }
+    }
+
+    /** {@code pwrite(fd, buf, count, offset)} from the native memory at {@code address}. */
+    public static long pwrite(MemorySegment capture, int fd, long address, long count, long offset) {
+        try {
+            return result((long) PWRITE.MH.invokeExact(capture, fd, MemorySegment.ofAddress(address), count, offset),
+                    capture);
         } catch (Throwable t) {
             throw linkage(t);
         }

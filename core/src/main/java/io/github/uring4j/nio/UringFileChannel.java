@@ -987,7 +987,10 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         boolean firstTry = !(direct && virtual);
         int done = 0;
         if (firstTry) {
-            boolean nowait = nowaitReads && !(direct && !virtual);
+            // RWF_NOWAIT keeps a virtual thread's carrier from waiting for the device, and a read of a pipe or device
+            // from waiting for ever; a platform thread reading a regular file would make the blocking call next
+            // anyway: one call, as the JDK's channel makes, saves the second when the page cache misses.
+            boolean nowait = nowaitReads && !(direct && !virtual) && (virtual || !regular());
             long n = inline(true, address, len, position, nowait ? Uapi.RWF_NOWAIT : 0, held);
             if (n >= 0) {
                 if (n == 0) {
@@ -1230,7 +1233,8 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
     // ============================================================================================ the two paths
 
     /**
-     * A call on the caller's thread: {@code preadv2}/{@code pwritev2} of one buffer, {@code -errno} on failure
+     * A call on the caller's thread: {@code pread}/{@code pwrite} of one buffer at a position without flags,
+     * {@code preadv2}/{@code pwritev2} otherwise (flags, or the file position); {@code -errno} on failure
      * ({@code EINTR} retried). Not interruptible: it never waits for long.
      */
     private long inline(boolean read, long address, int len, long position, int rwf, Call held) throws IOException {
@@ -1242,11 +1246,18 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
             enterOrThrow();
             long n;
             try {
-                MemorySegment iov = c.iov1(address, len);
-                do {
-                    n = read ? LeanCalls.preadv2(c.capture, fd, iov, 1, position, rwf)
-                            : LeanCalls.pwritev2(c.capture, fd, iov, 1, position, rwf);
-                } while (n == -Errno.EINTR);
+                if (rwf == 0 && position >= 0) {
+                    do {
+                        n = read ? LeanCalls.pread(c.capture, fd, address, len, position)
+                                : LeanCalls.pwrite(c.capture, fd, address, len, position);
+                    } while (n == -Errno.EINTR);
+                } else {
+                    MemorySegment iov = c.iov1(address, len);
+                    do {
+                        n = read ? LeanCalls.preadv2(c.capture, fd, iov, 1, position, rwf)
+                                : LeanCalls.pwritev2(c.capture, fd, iov, 1, position, rwf);
+                    } while (n == -Errno.EINTR);
+                }
             } finally {
                 leave();
             }
