@@ -92,9 +92,9 @@ final class JdkCalls implements Calls {
         ThreadsFile f = new ThreadsFile(backend, spec, -1, ch, 4096, 4096);
         try {
             f.fifo = isFifo(provider, path, (flags & Uapi.O_NOFOLLOW) != 0);
-        } catch (IOException | RuntimeException e) {
-            ch.close();
-            throw e;
+        } catch (IOException e) {
+            // the name is gone or replaced since the open: the descriptor is what counts, and its calls say what they
+            // find (a FIFO renamed away in between would answer "Illegal seek")
         }
         return f;
     }
