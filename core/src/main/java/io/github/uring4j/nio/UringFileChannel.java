@@ -115,6 +115,8 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
     private final Cleaner.Cleanable cleanable;
     private volatile Thread closer;
     private volatile int fileType = UNKNOWN;
+    /** A read was made (the first of a file whose type is not known yet tries RWF_NOWAIT without asking it). */
+    private boolean readOnce;
     private volatile boolean nowaitReads = true;
     private volatile boolean nowaitWrites = true;
     /** Set by the library's own streams: an interrupt neither closes the channel nor stops the operation. */
@@ -989,8 +991,13 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         if (firstTry) {
             // RWF_NOWAIT keeps a virtual thread's carrier from waiting for the device, and a read of a pipe or device
             // from waiting for ever; a platform thread reading a regular file would make the blocking call next
-            // anyway: one call, as the JDK's channel makes, saves the second when the page cache misses.
-            boolean nowait = nowaitReads && !(direct && !virtual) && (virtual || !regular());
+            // anyway: one call, as the JDK's channel makes, saves the second when the page cache misses. Until the
+            // channel knows what its file is, the first read tries RWF_NOWAIT: served from the page cache (or at the
+            // end), it needs nothing more, where asking the type first cost every open + read + close a statx; later
+            // reads ask it, for a plain pread then.
+            boolean firstOfUnknown = fileType == UNKNOWN && !readOnce;
+            readOnce = true;
+            boolean nowait = nowaitReads && !(direct && !virtual) && (virtual || firstOfUnknown || !regular());
             long n = inline(true, address, len, position, nowait ? Uapi.RWF_NOWAIT : 0, held);
             if (n >= 0) {
                 if (n == 0) {
