@@ -156,6 +156,7 @@ public final class ReportCommand implements Callable<Integer> {
                 + "generated with `" + gen + "`. Every block read is verified against its hash. Ratios are the figures of one run "
                 + "on a shared machine: compare rows within a table, not across runs.");
         environment = Environment.capture(data, null);
+        suiteStart = System.nanoTime();
         System.out.println("uring4j benchmark report");
         Render.environment(environment).forEach((k, v) -> System.out.println("  " + k + ": " + v));
         try {
@@ -298,10 +299,15 @@ public final class ReportCommand implements Callable<Integer> {
         return all;
     }
 
-    /** Keeps a finished section and shows it at once. */
+    /** When the suite began to measure (after the build and the data), for the time each section is shown at. */
+    private long suiteStart = System.nanoTime();
+
+    /** Keeps a finished section and shows it at once, with the time into the run it was done at. */
     private void add(List<Section> sections, Section s) {
         sections.add(s);
         Terminal.print(System.out, s);
+        long secs = (System.nanoTime() - suiteStart) / 1_000_000_000L;
+        System.out.printf(Locale.ROOT, "(done %d:%02d into the run)%n", secs / 60, secs % 60);
     }
 
     private Result read(DataSet ds, String strategy, int threads, int depth, boolean direct, String cache, long warm,
