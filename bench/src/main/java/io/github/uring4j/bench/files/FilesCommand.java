@@ -197,9 +197,9 @@ public final class FilesCommand implements Callable<Integer> {
                     }
                 }
                 if (phase == smallWays) {
-                    // and a second for the small files' ways: the AsyncFile ways share code that the JIT compiled
-                    // for the first of them and compiled again once the others had run it, and the first measured
-                    // round of "futures on the loops" ran at 0.25-0.35 times its later rounds
+                    // and a second for the small files' ways: after one, the first measured round of "futures on
+                    // the loops" ran at 0.25-0.35 times its later rounds (most likely the JIT: the AsyncFile ways
+                    // share code, compiled again once the ways after it had run it)
                     for (Map.Entry<String, Way> e : phase) {
                         repeat(e.getValue(), minNanos);
                     }
