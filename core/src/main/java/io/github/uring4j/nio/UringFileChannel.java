@@ -996,7 +996,9 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
             // end), it needs nothing more, where asking the type first cost every open + read + close a statx; later
             // reads ask it, for a plain pread then.
             boolean firstOfUnknown = fileType == UNKNOWN && !readOnce;
-            readOnce = true;
+            if (firstOfUnknown) {
+                readOnce = true; // written once, not by every read (threads reading one channel share the line)
+            }
             boolean nowait = nowaitReads && !(direct && !virtual) && (virtual || firstOfUnknown || !regular());
             long n = inline(true, address, len, position, nowait ? Uapi.RWF_NOWAIT : 0, held);
             if (n >= 0) {
