@@ -277,7 +277,6 @@ public final class LeanCalls {
         }
     }
 
-    /** {@code fstatvfs(fd, buf)}, {@code buf} at least {@link #STATVFS_SIZE} bytes; {@code f_bsize} is its first long. */
     /** The number of the {@code cachestat} system call (Linux 6.5), on x86-64 and aarch64. */
     public static final long SYS_CACHESTAT = 451;
     /** {@code struct cachestat}: five {@code __u64}s, {@code nr_cache} first. */
@@ -296,6 +295,7 @@ public final class LeanCalls {
         }
     }
 
+    /** {@code fstatvfs(fd, buf)}, {@code buf} at least {@link #STATVFS_SIZE} bytes; {@code f_bsize} is its first long. */
     public static int fstatvfs(MemorySegment capture, int fd, MemorySegment buf) {
         try {
             return result((int) STATVFS_BSIZE.MH.invokeExact(capture, fd, buf), capture);
