@@ -15,7 +15,10 @@ package io.github.uring4j.nio;
  * @param bytesRead      bytes read through the drop-in channels
  * @param bytesWritten   bytes written through them
  * @param kernelCopies   {@code transferTo}/{@code transferFrom}/copies done inside the kernel ({@code copy_file_range})
+ * @param offCarrierCalls calls of virtual threads made on a platform thread while the virtual thread waited unmounted:
+ *                       buffered writes while the kernel made writers wait (dirty-page throttling, a journal commit),
+ *                       copies of 64 KiB or more (included in {@code callerCalls} as well)
  */
 public record DropInStatistics(long uringChannels, long jdkChannels, long callerCalls, long ringOperations,
-        long mappedReads, long bytesRead, long bytesWritten, long kernelCopies) {
+        long mappedReads, long bytesRead, long bytesWritten, long kernelCopies, long offCarrierCalls) {
 }

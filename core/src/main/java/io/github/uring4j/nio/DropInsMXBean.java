@@ -26,4 +26,6 @@ public interface DropInsMXBean {
     long getBytesWritten();
 
     long getKernelCopies();
+
+    long getOffCarrierCalls();
 }

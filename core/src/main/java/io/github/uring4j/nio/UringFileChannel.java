@@ -64,8 +64,12 @@ import java.util.concurrent.locks.ReentrantLock;
  * <li>{@code O_DIRECT} reads and writes on a virtual thread go to the ring at once (an {@code O_DIRECT} call never
  * finds its data in the page cache).</li>
  * <li>Writes to a regular file are calls on the caller's thread (ext4 cannot take a buffered write without
- * possibly waiting, so a ring would hand it to a kernel worker thread: slower). Reads and writes of pipes, FIFOs
- * and devices that could wait forever go to the ring, where closing the channel ends them.</li>
+ * possibly waiting, so a ring would hand it to a kernel worker thread: slower). While the kernel makes writers wait
+ * (virtual threads' writes held their carriers for over 10 ms: dirty-page throttling, another writer's inode lock),
+ * the buffered writes of virtual threads are made by platform threads of a small pool instead, and so are copies of
+ * 64 KiB or more ({@code transferTo}, {@code transferFrom}) of a virtual thread: its carrier runs others meanwhile.
+ * Reads and writes of pipes, FIFOs and devices that could wait forever go to the ring, where closing the channel
+ * ends them.</li>
  * <li>With {@code -During4j.mappedReads=true} (read when a channel opens; off by default), a channel that reads at
  * positions again and again (an index, a database file) maps the file and copies positional reads of a platform
  * thread straight from the page cache: no system call at all, about twice the rate of a {@code pread}. The page
@@ -1214,14 +1218,27 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         boolean virtual = Thread.currentThread().isVirtual();
         if (!(direct && virtual)) {
             boolean nowait = nowaitWrites;
-            long n = inline(false, address, len, position, nowait ? Uapi.RWF_NOWAIT : 0, held);
-            if (n == -Errno.EOPNOTSUPP && nowait) {
-                // The file system cannot take a write without possibly waiting (ext4's buffered writes): such a
-                // file is not a pipe, and a write to it never waits for long.
-                nowaitWrites = false;
-                n = inline(false, address, len, position, 0, held);
-            } else if (n == -Errno.EAGAIN && regular()) {
-                n = inline(false, address, len, position, 0, held);
+            long n;
+            if (virtual && !nowait && CarrierStalls.active() && regular()) {
+                // The kernel keeps writers waiting: a platform thread waits instead of the carrier.
+                n = CarrierStalls.offCarrier(() -> inline(false, address, len, position, 0, held));
+            } else {
+                long t0 = virtual && !nowait ? System.nanoTime() : 0;
+                n = inline(false, address, len, position, nowait ? Uapi.RWF_NOWAIT : 0, held);
+                if (n == -Errno.EOPNOTSUPP && nowait) {
+                    // The file system cannot take a write without possibly waiting (ext4's buffered writes): such a
+                    // file is not a pipe, and a write to it waits for long only while the kernel throttles writers.
+                    nowaitWrites = false;
+                    nowait = false;
+                    t0 = virtual ? System.nanoTime() : 0;
+                    n = inline(false, address, len, position, 0, held);
+                } else if (n == -Errno.EAGAIN && regular()) {
+                    n = virtual ? CarrierStalls.offCarrier(() -> inline(false, address, len, position, 0, held))
+                            : inline(false, address, len, position, 0, held);
+                }
+                if (virtual && !nowait && regular()) {
+                    CarrierStalls.ended(t0, len);
+                }
             }
             if (n >= 0) {
                 Counters.BYTES_WRITTEN.add(n);
@@ -1940,6 +1957,9 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
      * interrupted while it copies closes that channel, and gets {@code ClosedByInterruptException} once the copy has
      * ended ({@link #transferFailed} closes the other).
      */
+    /** Copies of a virtual thread at least this long are made on a platform thread ({@link #copyRange}). */
+    private static final long OFF_CARRIER_COPY = 64 * 1024;
+
     private static long copyRange(UringFileChannel caller, UringFileChannel in, long inPos, UringFileChannel out,
             long outPos, long count) throws IOException {
         boolean interruptible = !caller.uninterruptible;
@@ -1948,7 +1968,11 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
             caller.begin();
         }
         try {
-            long n = copyRangeNow(in, inPos, out, outPos, count);
+            // A virtual thread's copy of more than a little may read the source from the device, for seconds: a
+            // platform thread makes it while the carrier runs others (the JDK's channel adds a carrier for it).
+            long n = count >= OFF_CARRIER_COPY && Thread.currentThread().isVirtual()
+                    ? CarrierStalls.offCarrier(() -> copyRangeNow(in, inPos, out, outPos, count))
+                    : copyRangeNow(in, inPos, out, outPos, count);
             completed = true;
             return n;
         } finally {

@@ -223,5 +223,10 @@ public final class UringFiles {
         public long getKernelCopies() {
             return Counters.KERNEL_COPIES.sum();
         }
+
+        @Override
+        public long getOffCarrierCalls() {
+            return Counters.OFF_CARRIER_CALLS.sum();
+        }
     }
 }

@@ -1,0 +1,182 @@
+package io.github.uring4j.nio;
+
+import java.io.IOException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Calls of virtual threads that could hold their carrier for long, made on a platform thread instead while the
+ * virtual thread waits unmounted: buffered writes while the kernel makes writers wait, and large copies.
+ *
+ * <p>ext4 cannot take a buffered write without possibly waiting ({@code RWF_NOWAIT} is refused), so a write of a
+ * virtual thread is a call on its carrier: as fast as a write gets while the page cache takes it. When the kernel
+ * throttles writers (more dirty pages than {@code vm.dirty_ratio} allows) or a write waits for a journal commit or
+ * for another writer's inode lock, the call sleeps, and so does the carrier: every virtual thread waiting for that
+ * carrier waits with it. So a virtual thread's write that took longer than its copy could ({@link #baseNanos} plus a
+ * nanosecond a byte), when it is the second within {@link #STRIKE_NANOS}, sends the buffered writes of every virtual
+ * thread to the platform threads of a pool ({@link #offCarrier}) for {@link #FIRST_BACKOFF_NANOS}: throttling is the
+ * machine's and the file system's, not one file's, so a stall says the next write of any file may stall too. A
+ * stall soon after such a period (within twice its length) doubles the next, up to {@link #MAX_BACKOFF_NANOS}; one
+ * long after starts again at the first.
+ *
+ * <p>Measured on a 2-core VM (ext4 on virtio, JDK 25), five seconds each, two runs of each way alternating: a
+ * platform thread rewriting a file 64 MiB at a time (holding its inode lock for about 25 ms a call), four virtual
+ * threads writing 4 KiB to the same file every millisecond, and a virtual thread ticking every millisecond. With
+ * every write on the carriers the ticker ran 241-256 of its 5,000 ticks, a median 26-27 ms late; the JDK's channel
+ * 164-174, 28 ms late; with this 2,742-2,977, a median 0.09 ms late (p99 5.4-6.0 ms). Under the kernel's dirty-page
+ * throttling alone (eight virtual threads writing 256 KiB every 2 ms for 8 s, {@code vm.dirty_bytes} 256 MiB) the
+ * ticker's worst lateness was 27-56 ms either way (the JDK's 4-21 ms). The ring was tried as the place for these
+ * writes and not kept: io_uring hands an ext4 buffered write to a worker thread of its own anyway, after a hop
+ * through the event loop, and wrote up to a third less than this in the throttled runs. A write timed here costs two
+ * {@code System.nanoTime()} calls: 4-5% of the rate of eight virtual threads writing 4 KiB blocks to cached files
+ * (1.8 million writes a second on 2 cores), nothing measurable at 256 KiB.
+ */
+final class CarrierStalls {
+    /** How long writes of virtual threads leave their carriers after a first stall. */
+    static final long FIRST_BACKOFF_NANOS = 250_000_000L;
+    static final long MAX_BACKOFF_NANOS = 8_000_000_000L;
+    /**
+     * A write that took this much longer than a nanosecond a byte (a copy slower than 1 GB/s) stalled its carrier:
+     * the time the event loop allows its own writes. Shorter waits are common without any throttling (a journal
+     * handle, the carrier's thread preempted by another on a busy machine): at 2 ms, eight virtual threads writing
+     * 4 KiB blocks to cached files saw enough of them to send 95% of their writes off their carriers.
+     */
+    static final long DEFAULT_BASE_NANOS = 10_000_000L;
+    /**
+     * A stall counts only when another came at most this long before it. The first write of a virtual thread in a
+     * JVM took over 10 ms (the system call's first invocation is linked then), and every JVM then sent its virtual
+     * threads' writes off their carriers for a while; the kernel's throttling makes every writer wait, again and again.
+     */
+    static final long STRIKE_NANOS = 1_000_000_000L;
+    /** {@link #DEFAULT_BASE_NANOS}, or -1 in tests, so that every write made on a carrier counts as a stall. */
+    static volatile long baseNanos = DEFAULT_BASE_NANOS;
+
+    /** {@link System#nanoTime()} until which writes of virtual threads leave their carriers. */
+    private static volatile long until = System.nanoTime();
+    private static volatile long lastStall = System.nanoTime() - MAX_BACKOFF_NANOS * 4;
+    private static volatile long backoff = FIRST_BACKOFF_NANOS;
+    /** Stalls seen (for tests). */
+    private static final AtomicLong STALLS = new AtomicLong();
+
+    /** Most platform threads making calls for virtual threads at once: as many as the JDK adds carriers. */
+    static final int MAX_THREADS = 256;
+    private static final AtomicInteger THREADS = new AtomicInteger();
+    private static final ThreadPoolExecutor WRITERS = new ThreadPoolExecutor(0, MAX_THREADS, 10, TimeUnit.SECONDS,
+            new SynchronousQueue<>(), r -> {
+                Thread t = new Thread(r, "uring4j-off-carrier-" + THREADS.incrementAndGet());
+                t.setDaemon(true);
+                return t;
+            });
+
+    private CarrierStalls() {
+    }
+
+    /** A system call made for a virtual thread: its result, or {@code -errno}. */
+    interface Syscall {
+        long call() throws IOException;
+    }
+
+    /**
+     * Makes {@code call} on a platform thread while the calling virtual thread parks, so that its carrier runs
+     * others meanwhile; on the caller's thread when {@link #MAX_THREADS} calls wait already. An interrupt meanwhile
+     * stays pending, as for a call made on the carrier.
+     */
+    static long offCarrier(Syscall call) throws IOException {
+        Counters.OFF_CARRIER_CALLS.increment();
+        Handed h = new Handed(call);
+        try {
+            WRITERS.execute(h);
+        } catch (RejectedExecutionException e) {
+            return call.call();
+        }
+        h.await();
+        if (h.error instanceof IOException e) {
+            throw e;
+        }
+        if (h.error instanceof RuntimeException e) {
+            throw e;
+        }
+        if (h.error instanceof Error e) {
+            throw e;
+        }
+        return h.value;
+    }
+
+    /** One call handed to the pool, and the thread waiting for it. */
+    private static final class Handed implements Runnable {
+        private final Thread waiter = Thread.currentThread();
+        private final Syscall call;
+        private long value;
+        private Throwable error;
+        private volatile boolean done;
+
+        Handed(Syscall call) {
+            this.call = call;
+        }
+
+        @Override
+        public void run() {
+            try {
+                value = call.call();
+            } catch (Throwable t) {
+                error = t;
+            }
+            done = true;
+            LockSupport.unpark(waiter);
+        }
+
+        void await() {
+            boolean interrupted = false;
+            while (!done) {
+                LockSupport.park(this);
+                if (!done && Thread.interrupted()) {
+                    interrupted = true; // park would not wait while the flag is set
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** True while buffered writes of virtual threads go to the ring. */
+    static boolean active() {
+        return System.nanoTime() - until < 0;
+    }
+
+    /** A virtual thread's write of {@code len} bytes, made on its carrier, began at {@code t0} and ended now. */
+    static void ended(long t0, long len) {
+        long now = System.nanoTime();
+        if (now - t0 <= baseNanos + len) {
+            return;
+        }
+        STALLS.incrementAndGet();
+        // Racy on purpose: two threads that see a stall at once agree closely enough on the next backoff.
+        long last = lastStall;
+        lastStall = now;
+        if (now - last > STRIKE_NANOS) {
+            return; // alone, it may have been the JVM's: a first call linked, a pause for the garbage collector
+        }
+        long b = now - until < 2 * backoff ? Math.min(2 * backoff, MAX_BACKOFF_NANOS) : FIRST_BACKOFF_NANOS;
+        backoff = b;
+        until = now + b;
+    }
+
+    /** Stalls seen since the JVM started. */
+    static long stalls() {
+        return STALLS.get();
+    }
+
+    /** Ends the ring period at once and forgets the backoff (tests). */
+    static void reset() {
+        long now = System.nanoTime();
+        until = now;
+        lastStall = now - MAX_BACKOFF_NANOS * 4;
+        backoff = FIRST_BACKOFF_NANOS;
+    }
+}

@@ -1,0 +1,220 @@
+package io.github.uring4j.nio;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Calls of virtual threads that could hold their carrier for long leave it ({@link CarrierStalls}): buffered writes
+ * once a write was seen waiting in the kernel, and large copies.
+ */
+class CarrierStallsTest {
+    static final int BLOCK = 4096;
+    static final int BLOCKS = 2000;
+
+    @TempDir
+    Path tmp;
+
+    @AfterEach
+    void forgetStalls() {
+        CarrierStalls.baseNanos = CarrierStalls.DEFAULT_BASE_NANOS;
+        CarrierStalls.reset();
+    }
+
+    static byte[] block(int i) {
+        byte[] b = new byte[BLOCK];
+        Arrays.fill(b, (byte) (i * 31 + 7));
+        return b;
+    }
+
+    /**
+     * Runs {@link OneCarrier} in a JVM whose virtual threads share one carrier, which the JDK may not add to; returns
+     * the numbers it prints.
+     */
+    long[] oneCarrier(Path file, boolean everyWriteStalls) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
+                "--enable-native-access=ALL-UNNAMED", "-Djdk.virtualThreadScheduler.parallelism=1",
+                "-Djdk.virtualThreadScheduler.maxPoolSize=1", "-cp", System.getProperty("java.class.path"),
+                OneCarrier.class.getName(), file.toString(), String.valueOf(everyWriteStalls)));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        p.getInputStream().transferTo(out);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "child still running");
+        String text = out.toString(StandardCharsets.UTF_8);
+        assertEquals(0, p.exitValue(), text);
+        String last = text.lines().reduce((a, b) -> b).orElseThrow();
+        assertTrue(last.startsWith("seen "), text);
+        String[] f = last.split(" ");
+        byte[] written = Files.readAllBytes(file);
+        assertEquals(BLOCKS * BLOCK, written.length);
+        for (int i = 0; i < BLOCKS; i++) {
+            byte[] got = Arrays.copyOfRange(written, i * BLOCK, (i + 1) * BLOCK);
+            assertArrayEquals(block(i), got, "block " + i);
+        }
+        return new long[] {Long.parseLong(f[1]), Long.parseLong(f[3])};
+    }
+
+    /**
+     * A virtual thread writes blocks, another counts the turns it gets while the writer is inside {@code write}: with
+     * one carrier, it gets none unless the write leaves the carrier (the writer parks nowhere else).
+     */
+    public static final class OneCarrier {
+        public static void main(String[] args) throws Exception {
+            if (Boolean.parseBoolean(args[1])) {
+                CarrierStalls.baseNanos = -1; // every write a virtual thread makes on its carrier counts as a stall
+            }
+            AtomicBoolean writing = new AtomicBoolean();
+            AtomicBoolean stop = new AtomicBoolean();
+            AtomicLong seen = new AtomicLong();
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            Thread counter = Thread.ofVirtual().start(() -> {
+                while (!stop.get()) {
+                    if (writing.get()) {
+                        seen.incrementAndGet();
+                    }
+                    // A timed park, not Thread.yield(): with one carrier, a yielding virtual thread was run again
+                    // and again while the writer, started from the main thread, waited for ever in the pool's queue.
+                    LockSupport.parkNanos(20_000);
+                }
+            });
+            Thread writer = Thread.ofVirtual().start(() -> {
+                try (FileChannel ch = UringFiles.newFileChannel(Path.of(args[0]), StandardOpenOption.CREATE,
+                        StandardOpenOption.WRITE)) {
+                    for (int i = 0; i < BLOCKS; i++) {
+                        ByteBuffer b = ByteBuffer.allocateDirect(BLOCK).put(block(i)).flip();
+                        writing.set(true);
+                        while (b.hasRemaining()) {
+                            ch.write(b, (long) i * BLOCK + b.position());
+                        }
+                        writing.set(false);
+                    }
+                } catch (Throwable t) {
+                    failure.set(t);
+                }
+            });
+            writer.join();
+            stop.set(true);
+            counter.join();
+            if (failure.get() != null) {
+                throw new AssertionError(failure.get());
+            }
+            System.out.println("seen " + seen.get() + " offCarrier " + UringFiles.statistics().offCarrierCalls());
+        }
+    }
+
+    @Test
+    void afterAStallTheWritesOfVirtualThreadsLeaveTheirCarrier() throws Exception {
+        long[] r = oneCarrier(tmp.resolve("stalled"), true);
+        assertTrue(r[1] > 0, "no write left the carrier");
+        assertTrue(r[0] > 0, "the other virtual thread never ran while a write was made");
+    }
+
+    @Test
+    void withoutAStallWritesStayOnTheCarrier() throws Exception {
+        long[] r = oneCarrier(tmp.resolve("plain"), false);
+        assertEquals(0, r[1], "writes left the carrier");
+        assertEquals(0, r[0], "the other virtual thread ran while a write was made on the only carrier");
+    }
+
+    /**
+     * A real wait in the kernel: a platform thread's 256 MiB writes hold the file's inode lock, so a virtual thread's
+     * small write to the same file waits for it. That is seen as a stall, and the virtual thread's next write leaves
+     * its carrier; platform threads' writes never do.
+     */
+    @Test
+    void aWriteWaitingForAnotherWritersInodeLockIsAStall() throws Exception {
+        Path file = Files.createFile(tmp.resolve("locked"));
+        long stallsBefore = CarrierStalls.stalls();
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread big = Thread.ofPlatform().start(() -> {
+            try (FileChannel ch = UringFiles.newFileChannel(file, StandardOpenOption.WRITE)) {
+                ByteBuffer b = ByteBuffer.allocateDirect(256 << 20);
+                while (!stop.get()) {
+                    ch.write(b.clear(), 0);
+                }
+            } catch (Throwable t) {
+                failure.set(t);
+            }
+        });
+        try {
+            Thread v = Thread.ofVirtual().start(() -> {
+                try (FileChannel ch = UringFiles.newFileChannel(file, StandardOpenOption.WRITE)) {
+                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                    while (!CarrierStalls.active() && System.nanoTime() < deadline) {
+                        ch.write(ByteBuffer.wrap(block(1)), 4096);
+                    }
+                    long off = UringFiles.statistics().offCarrierCalls();
+                    assertEquals(BLOCK, ch.write(ByteBuffer.wrap(block(2)), 8192));
+                    assertTrue(UringFiles.statistics().offCarrierCalls() > off, "the write after a stall stayed");
+                } catch (Throwable t) {
+                    failure.compareAndSet(null, t);
+                }
+            });
+            v.join();
+        } finally {
+            stop.set(true);
+            big.join();
+        }
+        if (failure.get() != null) {
+            throw new AssertionError(failure.get());
+        }
+        assertTrue(CarrierStalls.stalls() >= stallsBefore + 2, "no two stalls in 30 s of writes behind 256 MiB writes");
+        long second = System.nanoTime();
+        CarrierStalls.ended(second - TimeUnit.SECONDS.toNanos(1), 0); // two more stalls: the period starts anew
+        CarrierStalls.ended(second - TimeUnit.SECONDS.toNanos(1), 0);
+        long off = UringFiles.statistics().offCarrierCalls();
+        try (FileChannel ch = UringFiles.newFileChannel(file, StandardOpenOption.WRITE)) {
+            assertTrue(CarrierStalls.active());
+            ch.write(ByteBuffer.wrap(block(3)), 0);
+        }
+        assertEquals(off, UringFiles.statistics().offCarrierCalls(), "a platform thread's write left its thread");
+    }
+
+    @Test
+    void aLargeCopyOfAVirtualThreadLeavesItsCarrier() throws Exception {
+        Path from = tmp.resolve("from");
+        Path to = tmp.resolve("to");
+        byte[] data = new byte[1 << 20];
+        new java.util.Random(5).nextBytes(data);
+        Files.write(from, data);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        long off = UringFiles.statistics().offCarrierCalls();
+        Thread.ofVirtual().start(() -> {
+            try (FileChannel in = UringFiles.newFileChannel(from, StandardOpenOption.READ);
+                    FileChannel out = UringFiles.newFileChannel(to, StandardOpenOption.CREATE,
+                            StandardOpenOption.WRITE)) {
+                long done = 0;
+                while (done < data.length) {
+                    done += in.transferTo(done, data.length - done, out);
+                }
+            } catch (Throwable t) {
+                failure.set(t);
+            }
+        }).join();
+        if (failure.get() != null) {
+            throw new AssertionError(failure.get());
+        }
+        assertArrayEquals(data, Files.readAllBytes(to));
+        assertTrue(UringFiles.statistics().offCarrierCalls() > off, "the copy stayed on the carrier");
+    }
+}
