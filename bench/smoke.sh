@@ -54,6 +54,8 @@ fi
 step "lucene"                        0 "$bench" lucene --dir "$tmp/lucene" --docs 200 --queries 2 --rounds 1 -q --json "$tmp/lucene.json"
 step "lucene --one-jvm"               0 "$bench" lucene --dir "$tmp/lucene" --docs 200 --queries 2 --rounds 1 --one-jvm -q
 step "error: lucene --docs 0"        2 "$bench" lucene --dir "$tmp/lucene" --docs 0
+step "carriers"                      0 "$bench" carriers --dir "$tmp/carriers" --seconds 0.3 --rounds 1 --big 8 -q --json "$tmp/carriers.json"
+step "error: carriers --writers 0"   2 "$bench" carriers --dir "$tmp/carriers" --writers 0
 step "iops"                          0 "$bench" iops -r 1 -O 0 -d 8 -q --create 4m "$tmp/iops.bin"
 if command -v fio >/dev/null; then
   step "fio"                         0 "$bench" fio --dir "$data" --engine io_uring,psync --duration 1 -q

@@ -48,6 +48,7 @@ public final class ReportCommand implements Callable<Integer> {
     static final String FILES_SUM = "Checksum of many small files, 64 in flight (page cache)";
     static final String LUCENE_INDEX = "Apache Lucene on the provider: indexing";
     static final String LUCENE_QUERIES = "Apache Lucene on the provider: queries";
+    static final String CARRIERS = "Virtual threads beside a writer holding the file's lock";
 
     @Option(names = "--collect", split = ",", description = "Instead of running, render these result JSON files (or directories of them): "
             + "results.json / --json output of read, loadtypes, fio, report, and JMH's -rf json output.")
@@ -95,6 +96,7 @@ public final class ReportCommand implements Callable<Integer> {
                             : r.workload.startsWith("files-checksum") ? FILES_SUM
                             : r.workload.startsWith("files-") ? (r.primaryUnit.equals("GB/s") ? FILES_COPY : FILES_SMALL)
                             : r.workload.equals("lucene") ? (r.primaryUnit.equals("docs/s") ? LUCENE_INDEX : LUCENE_QUERIES)
+                            : r.workload.equals("carriers") ? CARRIERS
                             : r.workload;
                     byWorkload.computeIfAbsent(w, k -> new ArrayList<>()).add(r);
                 }
@@ -274,6 +276,12 @@ public final class ReportCommand implements Callable<Integer> {
                     luRows.stream().filter(r -> r.primaryUnit.equals("docs/s")).toList()));
             add(sections, new Section(LUCENE_QUERIES, luceneCommand,
                     luRows.stream().filter(r -> !r.primaryUnit.equals("docs/s")).toList()));
+            // 6b. virtual threads whose writes wait for another writer's inode lock, beside one that wants to run
+            List<String> caArgs = List.of("--seconds", quick ? "0.3" : "2", "--rounds", quick ? "1" : "2", "--big",
+                    quick ? "8" : "64");
+            List<Result> caRows = ChildRun.run(dir, "carriers", withDirAndQuiet(caArgs, dir.resolve("carriers")),
+                    childLimit);
+            add(sections, new Section(CARRIERS, "uring4j-bench carriers " + String.join(" ", caArgs), caRows));
             // 7. synced log records: write + force from 1 and 8 threads vs writeAndSync one at a time and 8 in flight
             List<String> jmhArgs = new ArrayList<>(quick ? List.of("-f", "0", "-wi", "0", "-i", "1", "-r", "200ms")
                     : List.of("-wi", "1", "-w", "1s", "-i", "3", "-r", "1s"));

@@ -51,6 +51,11 @@ public final class Targets {
             out.add(latency(st + ": p99 latency from a thread being ready (waits for a carrier included), vs the JDK's",
                     jdkVt.metrics.get("waited_p99_ns"), ours.metrics.get("waited_p99_ns")));
         }
+        Predicate<Section> carriers = s -> s.title.equals(ReportCommand.CARRIERS);
+        add(out, "virtual threads writing to a file whose inode lock a 64 MiB write holds: another virtual thread's 1 ms"
+                + " ticks run, drop-in FileChannel vs the JDK's",
+                ratio(find(sections, carriers, "uring4j", io.github.uring4j.bench.carriers.CarriersCommand.TICKS),
+                        find(sections, carriers, "jdk", io.github.uring4j.bench.carriers.CarriersCommand.TICKS)), 1.0);
         Predicate<Section> sync = s -> s.title.startsWith("JMH SyncWriteBenchmark");
         add(out, "synced 4 KiB log records, AsyncFile.writeAndSync one at a time vs FileChannel write + force(false)",
                 ratio(find(sections, sync, "asyncWriteAndSync", null), find(sections, sync, "channelWriteForce", null)),
