@@ -190,6 +190,43 @@ class CarrierStallsTest {
         assertEquals(off, UringFiles.statistics().offCarrierCalls(), "a platform thread's write left its thread");
     }
 
+    /** Off the carrier, relative writes move the position and appends land at the end, heap buffers too. */
+    @Test
+    void relativeWritesAndAppendsOffTheCarrierKeepTheirSemantics() throws Exception {
+        Path rel = tmp.resolve("relative");
+        Path app = Files.write(tmp.resolve("append"), new byte[] {1, 2, 3});
+        CarrierStalls.baseNanos = -1;
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        long off = UringFiles.statistics().offCarrierCalls();
+        Thread.ofVirtual().start(() -> {
+            try (FileChannel r = UringFiles.newFileChannel(rel, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                    FileChannel a = UringFiles.newFileChannel(app, StandardOpenOption.APPEND)) {
+                for (int i = 0; i < 10; i++) {
+                    ByteBuffer b = i % 2 == 0 ? ByteBuffer.wrap(block(i))
+                            : ByteBuffer.allocateDirect(BLOCK).put(block(i)).flip();
+                    assertEquals(BLOCK, r.write(b));
+                    assertEquals((long) (i + 1) * BLOCK, r.position());
+                    assertEquals(BLOCK, a.write(ByteBuffer.wrap(block(i))));
+                }
+            } catch (Throwable t) {
+                failure.set(t);
+            }
+        }).join();
+        if (failure.get() != null) {
+            throw new AssertionError(failure.get());
+        }
+        assertTrue(UringFiles.statistics().offCarrierCalls() - off >= 16, "writes stayed on the carrier");
+        byte[] r = Files.readAllBytes(rel);
+        byte[] a = Files.readAllBytes(app);
+        assertEquals(10 * BLOCK, r.length);
+        assertEquals(3 + 10 * BLOCK, a.length);
+        assertArrayEquals(new byte[] {1, 2, 3}, Arrays.copyOf(a, 3));
+        for (int i = 0; i < 10; i++) {
+            assertArrayEquals(block(i), Arrays.copyOfRange(r, i * BLOCK, (i + 1) * BLOCK), "relative block " + i);
+            assertArrayEquals(block(i), Arrays.copyOfRange(a, 3 + i * BLOCK, 3 + (i + 1) * BLOCK), "appended " + i);
+        }
+    }
+
     @Test
     void aLargeCopyOfAVirtualThreadLeavesItsCarrier() throws Exception {
         Path from = tmp.resolve("from");
