@@ -5,6 +5,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -20,9 +21,10 @@ import java.util.concurrent.locks.LockSupport;
  * carrier waits with it. So a virtual thread's write that took longer than its copy could ({@link #baseNanos} plus a
  * nanosecond a byte), when it is the second within {@link #STRIKE_NANOS}, sends the buffered writes of every virtual
  * thread to the platform threads of a pool ({@link #offCarrier}) for {@link #FIRST_BACKOFF_NANOS}: throttling is the
- * machine's and the file system's, not one file's, so a stall says the next write of any file may stall too. A
- * stall soon after such a period (within twice its length) doubles the next, up to {@link #MAX_BACKOFF_NANOS}; one
- * long after starts again at the first.
+ * machine's and the file system's, not one file's, so a stall says the next write of any file may stall too. After
+ * the period one write probes on its carrier while the others still leave theirs (so that a probe that waits holds
+ * one carrier, not all): if it waited too, the next period is twice as long, up to {@link #MAX_BACKOFF_NANOS}; if
+ * not, writes stay on their carriers again.
  *
  * <p>Measured on a 2-core VM (ext4 on virtio, JDK 25), five seconds each, two runs of each way alternating: a
  * platform thread rewriting a file 64 MiB at a time (holding its inode lock for about 25 ms a call), four virtual
@@ -58,10 +60,21 @@ final class CarrierStalls {
 
     /** {@link System#nanoTime()} until which writes of virtual threads leave their carriers. */
     private static volatile long until = System.nanoTime();
+    /** A period began, and no write has been seen since to pass without waiting: writes leave, or one probes. */
+    private static volatile boolean episode;
+    /** A write is on its carrier to see whether the kernel still makes writers wait; the others leave meanwhile. */
+    private static final AtomicBoolean PROBING = new AtomicBoolean();
     private static volatile long lastStall = System.nanoTime() - MAX_BACKOFF_NANOS * 4;
     private static volatile long backoff = FIRST_BACKOFF_NANOS;
     /** Stalls seen (for tests). */
     private static final AtomicLong STALLS = new AtomicLong();
+
+    /** {@link #route}: the write is made on the carrier, and timed. */
+    static final int INLINE = 0;
+    /** {@link #route}: the write goes to a platform thread ({@link #offCarrier}). */
+    static final int OFF = 1;
+    /** {@link #route}: the write is made on the carrier, and tells whether writers still wait. */
+    static final int PROBE = 2;
 
     /** Most platform threads making calls for virtual threads at once: as many as the JDK adds carriers. */
     static final int MAX_THREADS = 256;
@@ -144,27 +157,66 @@ final class CarrierStalls {
         }
     }
 
-    /** True while buffered writes of virtual threads go to the ring. */
-    static boolean active() {
-        return System.nanoTime() - until < 0;
+    /**
+     * Where a virtual thread's buffered write goes: {@link #INLINE} (no period), {@link #OFF} (in a period, or after
+     * one while another write probes), {@link #PROBE} (the first write after a period: the others leave until it
+     * is back, so a probe that waits holds one carrier, not all). One volatile read when there is no period.
+     */
+    static int route() {
+        if (!episode) {
+            return INLINE;
+        }
+        if (System.nanoTime() - until < 0) {
+            return OFF;
+        }
+        return PROBING.compareAndSet(false, true) ? PROBE : OFF;
     }
 
-    /** A virtual thread's write of {@code len} bytes, made on its carrier, began at {@code t0} and ended now. */
-    static void ended(long t0, long len) {
+    /** True while buffered writes of virtual threads leave their carriers (tests). */
+    static boolean active() {
+        return episode && System.nanoTime() - until < 0;
+    }
+
+    /**
+     * A virtual thread's write of {@code len} bytes, made on its carrier ({@link #route} {@link #INLINE} or
+     * {@link #PROBE}), began at {@code t0} and ended now (or failed).
+     */
+    static void ended(long t0, long len, boolean probe) {
         long now = System.nanoTime();
-        if (now - t0 <= baseNanos + len) {
+        boolean stalled = now - t0 > baseNanos + len;
+        if (stalled) {
+            STALLS.incrementAndGet();
+        }
+        // Racy on purpose: two threads that see a stall at once agree closely enough on the period.
+        if (probe) {
+            if (stalled) {
+                long b = Math.min(2 * backoff, MAX_BACKOFF_NANOS); // writers still wait: a longer period
+                backoff = b;
+                lastStall = now;
+                until = now + b;
+            } else {
+                episode = false; // the kernel takes writes at once again
+                backoff = FIRST_BACKOFF_NANOS;
+            }
+            PROBING.set(false);
             return;
         }
-        STALLS.incrementAndGet();
-        // Racy on purpose: two threads that see a stall at once agree closely enough on the next backoff.
+        if (!stalled) {
+            return;
+        }
         long last = lastStall;
         lastStall = now;
         if (now - last > STRIKE_NANOS) {
             return; // alone, it may have been the JVM's: a first call linked, a pause for the garbage collector
         }
-        long b = now - until < 2 * backoff ? Math.min(2 * backoff, MAX_BACKOFF_NANOS) : FIRST_BACKOFF_NANOS;
-        backoff = b;
-        until = now + b;
+        backoff = FIRST_BACKOFF_NANOS;
+        until = now + FIRST_BACKOFF_NANOS;
+        episode = true;
+    }
+
+    /** The length of the last period (tests). */
+    static long period() {
+        return backoff;
     }
 
     /** Stalls seen since the JVM started. */
@@ -172,11 +224,13 @@ final class CarrierStalls {
         return STALLS.get();
     }
 
-    /** Ends the ring period at once and forgets the backoff (tests). */
+    /** Ends any period at once and forgets the backoff (tests). */
     static void reset() {
         long now = System.nanoTime();
+        episode = false;
         until = now;
         lastStall = now - MAX_BACKOFF_NANOS * 4;
         backoff = FIRST_BACKOFF_NANOS;
+        PROBING.set(false);
     }
 }

@@ -1217,28 +1217,20 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
     private int writeFrom(ByteBuffer src, long address, int len, long position, Call held) throws IOException {
         boolean virtual = Thread.currentThread().isVirtual();
         if (!(direct && virtual)) {
-            boolean nowait = nowaitWrites;
             long n;
-            if (virtual && !nowait && CarrierStalls.active() && regular()) {
-                // The kernel keeps writers waiting: a platform thread waits instead of the carrier.
-                n = CarrierStalls.offCarrier(() -> inline(false, address, len, position, 0, held));
-            } else {
-                long t0 = virtual && !nowait ? System.nanoTime() : 0;
-                n = inline(false, address, len, position, nowait ? Uapi.RWF_NOWAIT : 0, held);
-                if (n == -Errno.EOPNOTSUPP && nowait) {
+            if (nowaitWrites) {
+                n = inline(false, address, len, position, Uapi.RWF_NOWAIT, held);
+                if (n == -Errno.EOPNOTSUPP) {
                     // The file system cannot take a write without possibly waiting (ext4's buffered writes): such a
-                    // file is not a pipe, and a write to it waits for long only while the kernel throttles writers.
+                    // file is not a pipe, and a write to it waits for long only while the kernel makes writers wait.
                     nowaitWrites = false;
-                    nowait = false;
-                    t0 = virtual ? System.nanoTime() : 0;
-                    n = inline(false, address, len, position, 0, held);
+                    n = waitingWrite(virtual, address, len, position, held);
                 } else if (n == -Errno.EAGAIN && regular()) {
                     n = virtual ? CarrierStalls.offCarrier(() -> inline(false, address, len, position, 0, held))
                             : inline(false, address, len, position, 0, held);
                 }
-                if (virtual && !nowait && regular()) {
-                    CarrierStalls.ended(t0, len);
-                }
+            } else {
+                n = waitingWrite(virtual, address, len, position, held);
             }
             if (n >= 0) {
                 Counters.BYTES_WRITTEN.add(n);
@@ -1254,6 +1246,26 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         long m = ring(Request.WRITE, src, address, len, position, held);
         Counters.BYTES_WRITTEN.add(Math.max(0, m));
         return (int) m;
+    }
+
+    /**
+     * A write that may wait in the kernel, {@code -errno} on failure: on the caller's thread, but a virtual thread's
+     * write of a regular file goes to a platform thread while the kernel makes writers wait ({@link CarrierStalls}).
+     */
+    private long waitingWrite(boolean virtual, long address, int len, long position, Call held) throws IOException {
+        if (!virtual || !regular()) {
+            return inline(false, address, len, position, 0, held);
+        }
+        int route = CarrierStalls.route();
+        if (route == CarrierStalls.OFF) {
+            return CarrierStalls.offCarrier(() -> inline(false, address, len, position, 0, held));
+        }
+        long t0 = System.nanoTime();
+        try {
+            return inline(false, address, len, position, 0, held);
+        } finally {
+            CarrierStalls.ended(t0, len, route == CarrierStalls.PROBE);
+        }
     }
 
     // ============================================================================================ the two paths

@@ -180,14 +180,43 @@ class CarrierStallsTest {
         }
         assertTrue(CarrierStalls.stalls() >= stallsBefore + 2, "no two stalls in 30 s of writes behind 256 MiB writes");
         long second = System.nanoTime();
-        CarrierStalls.ended(second - TimeUnit.SECONDS.toNanos(1), 0); // two more stalls: the period starts anew
-        CarrierStalls.ended(second - TimeUnit.SECONDS.toNanos(1), 0);
+        CarrierStalls.reset(); // then two more stalls: a period starts anew
+        CarrierStalls.ended(second - TimeUnit.SECONDS.toNanos(1), 0, false);
+        CarrierStalls.ended(second - TimeUnit.SECONDS.toNanos(1), 0, false);
         long off = UringFiles.statistics().offCarrierCalls();
         try (FileChannel ch = UringFiles.newFileChannel(file, StandardOpenOption.WRITE)) {
             assertTrue(CarrierStalls.active());
             ch.write(ByteBuffer.wrap(block(3)), 0);
         }
         assertEquals(off, UringFiles.statistics().offCarrierCalls(), "a platform thread's write left its thread");
+    }
+
+    /**
+     * One stall alone starts nothing; two within a second start a period; after it one write probes while the
+     * others leave; a probe that waited starts a longer period, one that did not ends the episode.
+     */
+    @Test
+    void twoStallsStartAPeriodAndOneProbeAtATimeEndsIt() throws Exception {
+        long slow = TimeUnit.SECONDS.toNanos(1);
+        assertEquals(CarrierStalls.INLINE, CarrierStalls.route());
+        CarrierStalls.ended(System.nanoTime() - slow, 0, false);
+        assertEquals(CarrierStalls.INLINE, CarrierStalls.route(), "one stall started a period");
+        CarrierStalls.ended(System.nanoTime() - slow, 0, false);
+        assertEquals(CarrierStalls.OFF, CarrierStalls.route());
+        Thread.sleep(TimeUnit.NANOSECONDS.toMillis(CarrierStalls.FIRST_BACKOFF_NANOS) + 50);
+        assertEquals(CarrierStalls.PROBE, CarrierStalls.route());
+        assertEquals(CarrierStalls.OFF, CarrierStalls.route(), "a second probe while the first is out");
+        CarrierStalls.ended(System.nanoTime() - slow, 0, true); // the probe waited: a period twice as long
+        assertEquals(2 * CarrierStalls.FIRST_BACKOFF_NANOS, CarrierStalls.period());
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        int route;
+        while ((route = CarrierStalls.route()) == CarrierStalls.OFF && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertEquals(CarrierStalls.PROBE, route, "no probe after the second period");
+        CarrierStalls.ended(System.nanoTime(), 0, true); // the probe passed at once
+        assertEquals(CarrierStalls.INLINE, CarrierStalls.route());
+        assertEquals(CarrierStalls.INLINE, CarrierStalls.route());
     }
 
     /** Off the carrier, relative writes move the position and appends land at the end, heap buffers too. */
