@@ -32,7 +32,8 @@ import java.util.concurrent.locks.LockSupport;
  * every write on the carriers the ticker ran 241-256 of its 5,000 ticks, a median 26-27 ms late; the JDK's channel
  * 164-174, 28 ms late; with this 2,742-2,977, a median 0.09 ms late (p99 5.4-6.0 ms). Under the kernel's dirty-page
  * throttling alone (eight virtual threads writing 256 KiB every 2 ms for 8 s, {@code vm.dirty_bytes} 256 MiB) the
- * ticker's worst lateness was 27-56 ms either way (the JDK's 4-21 ms). The ring was tried as the place for these
+ * ticker's worst lateness was 27-50 ms with every write on the carriers, 23-51 ms with this, 4-21 ms on the JDK's
+ * channel: there the first two stalls and the probes still wait on carriers. The ring was tried as the place for these
  * writes and not kept: io_uring hands an ext4 buffered write to a worker thread of its own anyway, after a hop
  * through the event loop, and wrote up to a third less than this in the throttled runs. A write timed here costs two
  * {@code System.nanoTime()} calls: 4-5% of the rate of eight virtual threads writing 4 KiB blocks to cached files
