@@ -1962,6 +1962,9 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         return a;
     }
 
+    /** Copies of a virtual thread at least this long are made on a platform thread ({@link #copyRange}). */
+    private static final long OFF_CARRIER_COPY = 64 * 1024;
+
     /**
      * {@code copy_file_range} from {@code in} at {@code inPos} to {@code out} at {@code outPos} ({@code -1}: at and
      * advancing the file position); -1 when the kernel cannot copy between these files (the caller copies). As the
@@ -1969,9 +1972,6 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
      * interrupted while it copies closes that channel, and gets {@code ClosedByInterruptException} once the copy has
      * ended ({@link #transferFailed} closes the other).
      */
-    /** Copies of a virtual thread at least this long are made on a platform thread ({@link #copyRange}). */
-    private static final long OFF_CARRIER_COPY = 64 * 1024;
-
     private static long copyRange(UringFileChannel caller, UringFileChannel in, long inPos, UringFileChannel out,
             long outPos, long count) throws IOException {
         boolean interruptible = !caller.uninterruptible;
@@ -1981,7 +1981,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         }
         try {
             // A virtual thread's copy of more than a little may read the source from the device, for seconds: a
-            // platform thread makes it while the carrier runs others (the JDK's channel adds a carrier for it).
+            // platform thread makes it while the carrier runs others.
             long n = count >= OFF_CARRIER_COPY && Thread.currentThread().isVirtual()
                     ? CarrierStalls.offCarrier(() -> copyRangeNow(in, inPos, out, outPos, count))
                     : copyRangeNow(in, inPos, out, outPos, count);
