@@ -57,8 +57,19 @@ class CarrierStallsTest {
                 OneCarrier.class.getName(), file.toString(), String.valueOf(everyWriteStalls)));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        p.getInputStream().transferTo(out);
-        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "child still running");
+        Thread reader = Thread.ofPlatform().daemon().start(() -> {
+            try {
+                p.getInputStream().transferTo(out);
+            } catch (java.io.IOException e) {
+                // the child was killed: what it printed so far is reported below
+            }
+        });
+        boolean ended = p.waitFor(60, TimeUnit.SECONDS);
+        if (!ended) {
+            p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+        reader.join(10_000);
+        assertTrue(ended, "child still running after 60 s: " + out.toString(StandardCharsets.UTF_8));
         String text = out.toString(StandardCharsets.UTF_8);
         assertEquals(0, p.exitValue(), text);
         String last = text.lines().reduce((a, b) -> b).orElseThrow();
