@@ -34,9 +34,10 @@ public final class EngineConfig {
     /**
      * Bytes of buffered (page-cache) transfers one file keeps in flight on one loop; more wait, in order (one
      * transfer always runs, whatever its size). The kernel copies them with the CPU: buffers beyond the caches
-     * cost more than the parallelism gains. Only regular files count, and not their {@code O_DIRECT} transfers.
+     * cost more than the parallelism gains ({@link CpuCaches}). Only regular files count, and not their
+     * {@code O_DIRECT} transfers.
      */
-    public long inFlightBytes = 2L << 20;
+    public long inFlightBytes = CpuCaches.defaultInFlightBytes();
     /**
      * {@code O_DIRECT} requests one loop keeps in the kernel per block device; more wait, in order. 0: as many as
      * one hardware queue of the device hands out without waiting (from sysfs: the scheduler's requests, or the

@@ -1,6 +1,7 @@
 package io.github.uring4j.file;
 
 import io.github.uring4j.engine.BouncePool;
+import io.github.uring4j.engine.CpuCaches;
 import io.github.uring4j.engine.Log;
 import io.github.uring4j.engine.EngineConfig;
 import io.github.uring4j.engine.ExecutorDoor;
@@ -208,6 +209,15 @@ public final class IoExecutor implements AutoCloseable {
     }
 
     /**
+     * The default of {@link Builder#inFlightBytes} on this machine: half of one core's share of its level-2 cache
+     * (from sysfs), at least 256 KiB and at most 2 MiB; 1 MiB where sysfs does not say. A program driving an
+     * {@code IoUring} itself may keep its page-cache reads in flight under the same bound.
+     */
+    public static long defaultInFlightBytes() {
+        return CpuCaches.defaultInFlightBytes();
+    }
+
+    /**
      * The shared executor, created on first use with default settings and the backend named by the system
      * property {@value #BACKEND_PROPERTY} (default {@code auto}). Its threads are daemons. If it was closed, a
      * new one is created.
@@ -281,7 +291,7 @@ public final class IoExecutor implements AutoCloseable {
         private int inFlightLimit = 256;
         private int registeredFiles = 256;
         private int inlineWriteMax = 1 << 20;
-        private long inFlightBytes = 2L << 20;
+        private long inFlightBytes = CpuCaches.defaultInFlightBytes();
         private int directInFlight;
         private java.util.concurrent.Executor futureExecutor;
         private int threads = Math.max(4, 2 * Runtime.getRuntime().availableProcessors());
@@ -378,12 +388,15 @@ public final class IoExecutor implements AutoCloseable {
         }
 
         /**
-         * Bytes of page-cache transfers one file keeps in flight on one loop (default 2 MiB); more wait, in order,
-         * and one transfer always runs whatever its size. The kernel copies cached data with the CPU, and buffers
-         * that no longer fit its caches cost more than the parallelism gains: cached 1 MiB sequential reads at 16
-         * in flight ran at 0.6–0.75 times the rate of 2 in flight on the development machine. Only regular files
-         * count (a pipe's read may wait for a write behind it), and not their {@code O_DIRECT} transfers: the device
-         * copies those, and wants depth.
+         * Bytes of page-cache transfers one file keeps in flight on one loop (default
+         * {@link #defaultInFlightBytes()}: half of a core's level-2 cache); more wait, in order, and one transfer
+         * always runs whatever its size. The kernel copies cached data with the CPU, one transfer after the other on
+         * one loop, and buffers that no longer fit the core's cache cost more than the parallelism gains: on the
+         * development machine (2 MiB of L2 per core), 64 KiB random reads from the page cache ran at 0.88–0.95 times
+         * a {@code FileChannel}'s rate with 2 MiB in flight and at 1.09–1.14 times with 512 KiB, and cached 1 MiB
+         * sequential reads at 16 in flight at 0.6–0.75 times the rate of 2 in flight. Only regular files count (a
+         * pipe's read may wait for a write behind it), and not their {@code O_DIRECT} transfers: the device copies
+         * those, and wants depth.
          */
         public Builder inFlightBytes(long bytes) {
             if (bytes <= 0) {

@@ -1,6 +1,7 @@
 package io.github.uring4j.bench.jmh;
 
 import io.github.uring4j.bench.common.RingFiles;
+import io.github.uring4j.file.IoExecutor;
 import io.github.uring4j.ring.CqeHandler;
 import io.github.uring4j.ring.FileTarget;
 import io.github.uring4j.ring.IoUring;
@@ -43,8 +44,8 @@ import org.openjdk.jmh.infra.Blackhole;
 public class JUringReadBenchmark {
 
     static final int IN_FLIGHT = 256;
-    /** Bytes of buffers the ring rows keep in flight at most (as {@code IoExecutor.Builder.inFlightBytes}). */
-    static final int CACHED_BYTES = 2 << 20;
+    /** Bytes of buffers the ring rows keep in flight at most (the default of {@code IoExecutor.Builder.inFlightBytes}). */
+    static final long CACHED_BYTES = IoExecutor.defaultInFlightBytes();
 
     /** Per-thread: a ring with every file registered and a buffer per in-flight slot (the channels are shared). */
     @State(Scope.Thread)
@@ -120,10 +121,10 @@ public class JUringReadBenchmark {
         }
 
         void resetSlots(int inFlight) {
-            // At most 2 MiB of buffers in flight as well: the kernel copies cached data with the CPU, and 256 buffers
-            // of 64 KiB (16 MiB) fall out of its caches (registered files at 64 KiB: 0.93x pre-opened channels with
-            // 256 in flight, 1.21x with 32, in one JMH run).
-            int n = Math.min(Math.min(inFlight, IN_FLIGHT), Math.max(1, CACHED_BYTES / w.bufferSize));
+            // At most CACHED_BYTES of buffers in flight as well: the kernel copies cached data with the CPU, and 256
+            // buffers of 64 KiB (16 MiB) fall out of its caches (registered files at 64 KiB: 0.93x pre-opened channels
+            // with 256 in flight, 1.21x with 32, in one JMH run).
+            int n = (int) Math.min(Math.min(inFlight, IN_FLIGHT), Math.max(1, CACHED_BYTES / w.bufferSize));
             for (int i = 0; i < n; i++) {
                 freeSlots[i] = i;
             }

@@ -34,8 +34,8 @@ public class JUringWorkload {
     public long fileSize;
 
     /**
-     * Ring rows: operations in flight (the seed: 256), and never more than 2 MiB of buffers: at 16 KiB 128, at
-     * 64 KiB 32.
+     * Ring rows: operations in flight (the seed: 256), and never more buffers than
+     * {@code IoExecutor.defaultInFlightBytes()} (1 MiB with 2 MiB of L2 cache per core: at 16 KiB 64, at 64 KiB 16).
      */
     @Param({"256"})
     public int inFlight;

@@ -1,6 +1,7 @@
 package io.github.uring4j.bench.loadtypes;
 
 import io.github.uring4j.bench.common.RingFiles;
+import io.github.uring4j.file.IoExecutor;
 import io.github.uring4j.ring.CqeHandler;
 import io.github.uring4j.ring.FileTarget;
 import io.github.uring4j.ring.IoUring;
@@ -18,8 +19,8 @@ import java.lang.foreign.MemorySegment;
  * an io-wq worker, reaped half a window at a time instead of one wake-up per write.
  */
 public final class RingLoad implements LoadStrategy, CqeHandler {
-    /** Bytes of page-cache transfers in flight (the async API's default bound, too). */
-    static final int CACHED_BYTES = 2 << 20;
+    /** Bytes of page-cache transfers in flight: the async API's default bound on this machine. */
+    static final long CACHED_BYTES = IoExecutor.defaultInFlightBytes();
 
     private LoadSpec spec;
     private int[] resOf;
@@ -34,7 +35,7 @@ public final class RingLoad implements LoadStrategy, CqeHandler {
     @Override
     public long run(LoadSpec s) throws Exception {
         this.spec = s;
-        int depth = s.direct() ? s.depth() : Math.max(1, Math.min(s.depth(), CACHED_BYTES / s.ioSize()));
+        int depth = s.direct() ? s.depth() : (int) Math.max(1, Math.min(s.depth(), CACHED_BYTES / s.ioSize()));
         int flags = (s.load() == Load.APPEND_WRITE ? RingFiles.O_WRONLY | RingFiles.O_CREAT | RingFiles.O_TRUNC
                 : s.load().write ? RingFiles.O_WRONLY : RingFiles.O_RDONLY) | (s.direct() ? RingFiles.O_DIRECT : 0);
         try (Arena arena = Arena.ofConfined(); IoUring ring = open(Math.max(depth, 4))) {
