@@ -13,14 +13,16 @@ import java.nio.file.Path;
  * from them comes from further away. Measured on a 2-core VM (Intel Xeon, 2 MiB of L2 per core; {@code loadtypes},
  * every block verified, async API against the JDK's {@code FileChannel} on the same files in the same run): 64 KiB
  * random reads at 2 MiB in flight 0.88–0.95 times the channel's rate, at 1 MiB 1.03–1.06, at 512 KiB 1.09–1.14;
- * 1 MiB sequential reads two at a time 0.97–1.00, one at a time 1.08–1.11; 256 KiB sequential reads at 2 MiB
- * 0.91–0.98, at 1 MiB 1.03–1.13. So the default is half of one core's share of its L2 cache, between
- * {@link #MIN_BYTES} and {@link #MAX_BYTES}; {@link #UNKNOWN_BYTES} when sysfs does not say.
+ * 16 KiB random reads at 1 MiB 1.02–1.11, at 512 KiB 1.10–1.23, at 256 KiB about the same as at 512 KiB; 128 KiB
+ * random reads at 1 MiB 1.04–1.08, at 512 KiB 1.06–1.15; 1 MiB sequential reads two at a time 0.97–1.00, one at a
+ * time 1.08–1.11. Below a quarter of the L2 cache the rate stays flat; above it, it falls. So the default is a
+ * quarter of one core's share of its L2 cache, between {@link #MIN_BYTES} and {@link #MAX_BYTES};
+ * {@link #UNKNOWN_BYTES} when sysfs does not say.
  */
 public final class CpuCaches {
-    static final long MIN_BYTES = 256 << 10;
+    static final long MIN_BYTES = 128 << 10;
     static final long MAX_BYTES = 2 << 20;
-    static final long UNKNOWN_BYTES = 1 << 20;
+    static final long UNKNOWN_BYTES = 512 << 10;
 
     private static volatile long inFlightBytes;
 
@@ -37,12 +39,12 @@ public final class CpuCaches {
         return b;
     }
 
-    /** Half of {@code l2} bytes (0: unknown), between {@link #MIN_BYTES} and {@link #MAX_BYTES}. */
+    /** A quarter of {@code l2} bytes (0: unknown), between {@link #MIN_BYTES} and {@link #MAX_BYTES}. */
     static long inFlightBytes(long l2) {
         if (l2 <= 0) {
             return UNKNOWN_BYTES;
         }
-        return Math.max(MIN_BYTES, Math.min(MAX_BYTES, l2 / 2));
+        return Math.max(MIN_BYTES, Math.min(MAX_BYTES, l2 / 4));
     }
 
     /**

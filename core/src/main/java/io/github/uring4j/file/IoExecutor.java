@@ -209,8 +209,8 @@ public final class IoExecutor implements AutoCloseable {
     }
 
     /**
-     * The default of {@link Builder#inFlightBytes} on this machine: half of one core's share of its level-2 cache
-     * (from sysfs), at least 256 KiB and at most 2 MiB; 1 MiB where sysfs does not say. A program driving an
+     * The default of {@link Builder#inFlightBytes} on this machine: a quarter of one core's share of its level-2
+     * cache (from sysfs), at least 128 KiB and at most 2 MiB; 512 KiB where sysfs does not say. A program driving an
      * {@code IoUring} itself may keep its page-cache reads in flight under the same bound.
      */
     public static long defaultInFlightBytes() {
@@ -389,12 +389,12 @@ public final class IoExecutor implements AutoCloseable {
 
         /**
          * Bytes of page-cache transfers one file keeps in flight on one loop (default
-         * {@link #defaultInFlightBytes()}: half of a core's level-2 cache); more wait, in order, and one transfer
+         * {@link #defaultInFlightBytes()}: a quarter of a core's level-2 cache); more wait, in order, and one transfer
          * always runs whatever its size. The kernel copies cached data with the CPU, one transfer after the other on
          * one loop, and buffers that no longer fit the core's cache cost more than the parallelism gains: on the
          * development machine (2 MiB of L2 per core), 64 KiB random reads from the page cache ran at 0.88–0.95 times
-         * a {@code FileChannel}'s rate with 2 MiB in flight and at 1.09–1.14 times with 512 KiB, and cached 1 MiB
-         * sequential reads at 16 in flight at 0.6–0.75 times the rate of 2 in flight. Only regular files count (a
+         * a {@code FileChannel}'s rate with 2 MiB in flight, 1.03–1.06 times with 1 MiB and 1.09–1.14 times with
+         * 512 KiB, and cached 1 MiB sequential reads at 16 in flight at 0.6–0.75 times the rate of 2 in flight. Only regular files count (a
          * pipe's read may wait for a write behind it), and not their {@code O_DIRECT} transfers: the device copies
          * those, and wants depth.
          */

@@ -30,12 +30,12 @@ class CpuCachesTest {
     }
 
     @Test
-    void aPrivateL2OfTwoMegabytesGivesOneMegabyte() throws IOException {
+    void aPrivateL2OfTwoMegabytesGivesHalfAMegabyte() throws IOException {
         typicalL1();
         cache(2, "2", "Unified", "2048K", "0");
         cache(3, "3", "Unified", "491520K", "0-1");
         assertEquals(2L << 20, CpuCaches.l2PerCore(root));
-        assertEquals(1L << 20, CpuCaches.inFlightBytes(CpuCaches.l2PerCore(root)));
+        assertEquals(512L << 10, CpuCaches.inFlightBytes(CpuCaches.l2PerCore(root)));
     }
 
     @Test
@@ -43,13 +43,15 @@ class CpuCachesTest {
         typicalL1();
         cache(2, "2", "Unified", "4M", "0-3");
         assertEquals(1L << 20, CpuCaches.l2PerCore(root));
-        assertEquals(512L << 10, CpuCaches.inFlightBytes(CpuCaches.l2PerCore(root)));
+        assertEquals(256L << 10, CpuCaches.inFlightBytes(CpuCaches.l2PerCore(root)));
     }
 
     @Test
     void theBoundStaysBetweenTheLimits() {
         assertEquals(CpuCaches.MIN_BYTES, CpuCaches.inFlightBytes(256L << 10));
+        assertEquals(CpuCaches.MIN_BYTES, CpuCaches.inFlightBytes(1));
         assertEquals(CpuCaches.MAX_BYTES, CpuCaches.inFlightBytes(32L << 20));
+        assertEquals(1L << 20, CpuCaches.inFlightBytes(4L << 20));
         assertEquals(CpuCaches.UNKNOWN_BYTES, CpuCaches.inFlightBytes(0));
     }
 

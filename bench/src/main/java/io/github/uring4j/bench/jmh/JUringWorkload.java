@@ -35,7 +35,7 @@ public class JUringWorkload {
 
     /**
      * Ring rows: operations in flight (the seed: 256), and never more buffers than
-     * {@code IoExecutor.defaultInFlightBytes()} (1 MiB with 2 MiB of L2 cache per core: at 16 KiB 64, at 64 KiB 16).
+     * {@code IoExecutor.defaultInFlightBytes()} (512 KiB with 2 MiB of L2 cache per core: at 16 KiB 32, at 64 KiB 8).
      */
     @Param({"256"})
     public int inFlight;
