@@ -170,7 +170,10 @@ public final class AsyncFile implements AutoCloseable {
      * without an {@code AsyncFile} in between. On io_uring the three are one linked submission (open into a
      * registered-file slot, read from the slot, close the slot; a file system's open, read and close as one trip
      * through the kernel), or an open and then a read linked to the close when every slot is taken; on the threads
-     * backend, three blocking calls on one worker.
+     * backend, three blocking calls on one worker. Into a buffer of a {@link BufferPool} registered with
+     * {@code executor}, the read is a {@code READ_FIXED}: the kernel copies with {@code memcpy} instead of
+     * {@code copy_to_user} (a checksum of 20,000 cached files of 4-64 KiB ran at 1.03-1.06 times the JDK's
+     * {@code FileChannel} on virtual threads so, 0.97-1.00 times into plain direct buffers, in one session).
      *
      * <p>The kernel reads a regular file up to the end of the file or of the buffer, whichever comes first; so the
      * count is the file's size when it fits (0 for an empty file), and {@code dst.remaining()} when it does not (read

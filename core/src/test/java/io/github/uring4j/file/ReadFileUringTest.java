@@ -65,4 +65,44 @@ class ReadFileUringTest {
         assertTrue(t instanceof AsynchronousCloseException || t instanceof CancellationException, String.valueOf(t));
         assertEquals(fdsBefore, TestFiles.openFds(), "descriptors left: " + TestFiles.fdTargets());
     }
+
+    /**
+     * Into a buffer of a registered pool, the read of a readFile is a READ_FIXED, linked after an open into a
+     * registered slot and, with no slot free (none configured), after a plain open; the bytes land where they should,
+     * a buffer partly before the pool's region or past it is read the ordinary way, and a file larger than the buffer
+     * fills it.
+     */
+    @Test
+    void intoARegisteredPoolsBufferTheReadIsFixedAndTheBytesRight() throws Exception {
+        byte[] data = new byte[20_000];
+        new java.util.Random(7).nextBytes(data);
+        Path p = Files.write(dir.resolve("data"), data);
+        for (int slots : new int[] {16, 0}) {
+            try (IoExecutor io = UringExecutorTest.uring().registeredFiles(slots).build();
+                    BufferPool pool = BufferPool.builder().bufferSize(32768).count(2).register(io).build()) {
+                assertTrue(pool.isRegistered(), pool.registrationFailure().toString());
+                io.github.uring4j.engine.uring.UringBackend u = (io.github.uring4j.engine.uring.UringBackend) io.backend;
+                ByteBuffer b = pool.acquireBuffer();
+                long before = u.fixedOps();
+                assertEquals(data.length, get(AsyncFile.readFile(io, p, b)));
+                assertEquals(before + 1, u.fixedOps(), "READ_FIXED with " + slots + " registered slots");
+                byte[] got = new byte[data.length];
+                b.get(0, got);
+                org.junit.jupiter.api.Assertions.assertArrayEquals(data, got);
+
+                // Larger than the buffer: the buffer fills, as with any read.
+                ByteBuffer small = b.clear().limit(4096).slice();
+                assertEquals(4096, get(AsyncFile.readFile(io, p, small)));
+                assertEquals(data[4095], small.get(4095));
+
+                // Not in the pool's region: no READ_FIXED, the same bytes.
+                ByteBuffer plain = ByteBuffer.allocateDirect(32768);
+                long fixedBefore = u.fixedOps();
+                assertEquals(data.length, get(AsyncFile.readFile(io, p, plain)));
+                assertEquals(fixedBefore, u.fixedOps());
+                assertEquals(data[19_999], plain.get(19_999));
+                pool.release(b);
+            }
+        }
+    }
 }

@@ -9,6 +9,7 @@ import io.github.uring4j.bench.common.RingFiles;
 import io.github.uring4j.bench.common.Sizes;
 import io.github.uring4j.bench.data.Generator;
 import io.github.uring4j.file.AsyncFile;
+import io.github.uring4j.file.BufferPool;
 import io.github.uring4j.file.IoExecutor;
 import io.github.uring4j.nio.UringFileSystemProvider;
 import io.github.uring4j.nio.UringFiles;
@@ -44,7 +45,8 @@ import picocli.CommandLine.Option;
 /**
  * {@code files}: what uring4j does for whole files, beside the JDK on the same files in the same run: a CRC32C of
  * every small file, {@link #TREE_IN_FLIGHT} at a time, with {@code FileChannel} on virtual threads and with
- * {@code AsyncFile} future chains (futures completed on the loops, and on the common pool); many small
+ * {@code AsyncFile} future chains (futures completed on the loops, and on the common pool; reading into a
+ * {@code BufferPool} registered with the executor); many small
  * files read whole with {@code Files.readAllBytes} (through uring4j's provider, made in this JVM over the built-in
  * one), open + read + close of 4 KiB through {@code FileChannel}, and a whole-file copy with {@code Files.copy} and
  * {@code transferTo}, from the page cache and from the device. Every byte read or copied is checked.
@@ -135,12 +137,16 @@ public final class FilesCommand implements Callable<Integer> {
         IoExecutor onLoop = IoExecutor.builder().loops(cores).name("bench-files-loop").build();
         IoExecutor onPool = IoExecutor.builder().loops(poolLoops).name("bench-files-pool")
                 .futureExecutor(ForkJoinPool.commonPool()).build();
+        // The AsyncFile chains read into buffers of a pool registered with their executor, as a program that cares
+        // would: the kernel copies into registered buffers with memcpy (READ_FIXED) instead of copy_to_user.
+        BufferPool loopBuffers = chainBuffers(onLoop);
+        BufferPool poolBuffers = chainBuffers(onPool);
         Map<String, Way> ways = new LinkedHashMap<>();
         String sum = "checksum " + count + " files, " + TREE_IN_FLIGHT + " in flight";
         ways.put(sum + "|jdk FileChannel, virtual threads", full -> checksumThreads(jdkPaths, crcs));
-        ways.put(sum + "|uring4j AsyncFile, futures on the loops", full -> checksumAsync(onLoop, jdkPaths, crcs, false));
-        ways.put(sum + "|uring4j AsyncFile, futures on the common pool", full -> checksumAsync(onPool, jdkPaths, crcs, false));
-        ways.put(sum + "|uring4j AsyncFile.readFile, futures on the loops", full -> checksumAsync(onLoop, jdkPaths, crcs, true));
+        ways.put(sum + "|uring4j AsyncFile, futures on the loops", full -> checksumAsync(onLoop, loopBuffers, jdkPaths, crcs, false));
+        ways.put(sum + "|uring4j AsyncFile, futures on the common pool", full -> checksumAsync(onPool, poolBuffers, jdkPaths, crcs, false));
+        ways.put(sum + "|uring4j AsyncFile.readFile, futures on the loops", full -> checksumAsync(onLoop, loopBuffers, jdkPaths, crcs, true));
         ways.put("readAllBytes 4-64 KiB|jdk", full -> readAll(jdkPaths, crcs, full));
         ways.put("readAllBytes 4-64 KiB|uring4j", full -> readAll(ourPaths, crcs, full));
         ways.put("open+read+close 4 KiB|jdk", full -> openReadClose(jdkPaths, false, full));
@@ -173,8 +179,7 @@ public final class FilesCommand implements Callable<Integer> {
                 srcCrc[0] = writeBigFile(src, copyBytes);
             }
         } catch (Exception e) {
-            onLoop.close();
-            onPool.close();
+            closeAll(loopBuffers, poolBuffers, onLoop, onPool);
             throw e;
         }
         Map<String, List<double[]>> samples = new LinkedHashMap<>();
@@ -221,8 +226,7 @@ public final class FilesCommand implements Callable<Integer> {
                 }
             }
         } finally {
-            onLoop.close();
-            onPool.close();
+            closeAll(loopBuffers, poolBuffers, onLoop, onPool);
             Files.deleteIfExists(dst);
         }
         List<Result> rows = new ArrayList<>();
@@ -370,6 +374,18 @@ public final class FilesCommand implements Callable<Integer> {
         return new long[] {nanos, bytes};
     }
 
+    /** {@link #TREE_IN_FLIGHT} buffers for the small files (and one byte more), registered with {@code io}. */
+    private static BufferPool chainBuffers(IoExecutor io) {
+        return BufferPool.builder().bufferSize(MAX_SMALL + 1).count(TREE_IN_FLIGHT).register(io).build();
+    }
+
+    private static void closeAll(BufferPool a, BufferPool b, IoExecutor x, IoExecutor y) {
+        a.close();
+        b.close();
+        x.close();
+        y.close();
+    }
+
     /** Files checksummed at once by the checksum case. */
     static final int TREE_IN_FLIGHT = 64;
 
@@ -423,19 +439,28 @@ public final class FilesCommand implements Callable<Integer> {
      * chains of read a file (open, read, close; or {@code AsyncFile.readFile} when {@code linked}: the three as one
      * linked submission), checksum ({@code thenApply}, so it runs where the future completes), next file.
      */
-    private static long[] checksumAsync(IoExecutor io, Path[] paths, long[] crcs, boolean linked) throws IOException {
+    private static long[] checksumAsync(IoExecutor io, BufferPool pool, Path[] paths, long[] crcs, boolean linked)
+            throws IOException {
         AtomicInteger next = new AtomicInteger();
         AtomicLong bytes = new AtomicLong();
+        ByteBuffer[] buffers = new ByteBuffer[TREE_IN_FLIGHT];
+        for (int w = 0; w < TREE_IN_FLIGHT; w++) {
+            buffers[w] = pool.acquireBuffer();
+        }
         long t0 = System.nanoTime();
         List<CompletableFuture<Void>> chains = new ArrayList<>();
         for (int w = 0; w < TREE_IN_FLIGHT; w++) {
-            chains.add(chain(io, paths, crcs, linked, next, bytes, ByteBuffer.allocateDirect(MAX_SMALL + 1)));
+            chains.add(chain(io, paths, crcs, linked, next, bytes, buffers[w]));
         }
         try {
             CompletableFuture.allOf(chains.toArray(new CompletableFuture<?>[0])).join();
         } catch (java.util.concurrent.CompletionException e) {
             throw new IOException("checksum through AsyncFile" + (linked ? ".readFile" : "") + " failed: "
                     + e.getCause(), e.getCause());
+        } finally {
+            for (ByteBuffer b : buffers) {
+                pool.release(b);
+            }
         }
         return new long[] {System.nanoTime() - t0, bytes.get()};
     }

@@ -345,17 +345,30 @@ final class Encoder {
                 // A registered slot is no descriptor: the kernel refuses O_CLOEXEC for it (EINVAL).
                 count(ring.nextSqe().openatDirect(At.FDCWD, s.path(spec), spec.flags() & ~OpenFlag.CLOEXEC, 0, slot)
                         .link(), s, Slot.MAIN);
-                count(ring.nextSqe().read(t, r.address, r.length, 0).hardLink(), s, Slot.LINKED);
+                count(wholeRead(t, r).hardLink(), s, Slot.LINKED);
                 count(ring.nextSqe().closeFixed(slot), s, Slot.CLOSE_FD);
             }
             case FILE_OPEN -> count(ring.nextSqe().openat(At.FDCWD, s.path(spec), flags, 0), s, Slot.MAIN);
             case FILE_READ -> {
-                count(ring.nextSqe().read(FileTarget.fd(s.fd), r.address, r.length, 0).hardLink(), s, Slot.LINKED);
+                count(wholeRead(FileTarget.fd(s.fd), r).hardLink(), s, Slot.LINKED);
                 count(ring.nextSqe().close(s.fd), s, Slot.CLOSE_FD);
             }
             case FILE_CLEANUP -> count(ring.nextSqe().closeFixed(s.fixed), s, Slot.FILES);
             default -> throw new IllegalStateException("read-file stage " + s.stage);
         }
+    }
+
+    /**
+     * The read of a READ_FILE from offset 0: into a registered buffer ({@code READ_FIXED}) when the destination lies
+     * in one, so that the kernel copies with {@code memcpy} instead of {@code copy_to_user}.
+     */
+    private Sqe wholeRead(FileTarget t, Request r) {
+        int idx = fixedIndex(r.address, r.length);
+        if (idx >= 0) {
+            loop.stats.fixedOne();
+            return ring.nextSqe().readFixed(t, r.address, r.length, 0, idx);
+        }
+        return ring.nextSqe().read(t, r.address, r.length, 0);
     }
 
     /** True when the open needs its second stage (alignment from statx, a registered slot). */
