@@ -131,7 +131,7 @@ public final class FilesCommand implements Callable<Integer> {
         // Executors a program would make once, a thread per core (as the virtual threads get one carrier per core):
         // futures completed on the loops (the default), one loop per core; and on the common pool, whose workers
         // take the cores the loops leave (with a loop per core as well, three threads shared two cores here and the
-        // case ran at 0.6-0.7 times its rate with one loop).
+        // case ran at 0.5-0.7 times its rate with one loop: 45k files/s against 89-92k in one session).
         int cores = Runtime.getRuntime().availableProcessors();
         int poolLoops = Math.max(1, cores - ForkJoinPool.getCommonPoolParallelism());
         IoExecutor onLoop = IoExecutor.builder().loops(cores).name("bench-files-loop").build();
