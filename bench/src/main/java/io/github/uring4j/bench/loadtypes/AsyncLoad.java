@@ -28,6 +28,9 @@ import javax.management.ObjectName;
  */
 public final class AsyncLoad implements LoadStrategy {
     private IoExecutor executor;
+    /** The read buffers, registered with {@link #executor}; made again when the size or the depth changes. */
+    private BufferPool pool;
+    private int poolIo;
 
     @Override
     public String name() {
@@ -61,28 +64,39 @@ public final class AsyncLoad implements LoadStrategy {
         // Reads go into a pool of buffers registered with the executor's ring, as the ring strategy's are: the kernel
         // then copies into their pinned pages with memcpy (READ_FIXED) instead of copy_to_user through this process's
         // mapping. Unregistered, 1 MiB cached sequential reads one at a time ran at 0.98 times the channel's rate;
-        // registered, 1.10-1.11 times (the same run for each).
-        try (BufferPool pool = BufferPool.builder().bufferSize(s.ioSize()).count(depth).register(executor).build();
-                AsyncFile file = AsyncFile.open(executor, s.file(), opts.toArray(new OpenOption[0])).join()) {
+        // registered, 1.10-1.11 times (the same run for each). One pool for all passes of a size and depth, as a
+        // program would keep one: a registration that fails (the locked-memory limit) warns once, and the pool's
+        // buffers are then used unregistered.
+        if (pool == null || poolIo != s.ioSize() || pool.count() != depth) {
+            if (pool != null) {
+                pool.close();
+            }
+            pool = BufferPool.builder().bufferSize(s.ioSize()).count(depth).register(executor).build();
+            poolIo = s.ioSize();
+        }
+        try (AsyncFile file = AsyncFile.open(executor, s.file(), opts.toArray(new OpenOption[0])).join()) {
             MemorySegment[] bufs = new MemorySegment[depth];
             for (int i = 0; i < depth; i++) {
                 bufs[i] = pool.acquire().asSlice(0, s.ioSize());
             }
-            Driver d = new Driver(s, file, bufs, pattern);
-            long t0 = System.nanoTime();
-            d.start(Math.min(depth, s.offsets().length));
-            d.done.await();
-            for (MemorySegment b : bufs) {
-                pool.release(b);
+            try {
+                Driver d = new Driver(s, file, bufs, pattern);
+                long t0 = System.nanoTime();
+                d.start(Math.min(depth, s.offsets().length));
+                d.done.await();
+                if (d.failure.get() != null) {
+                    Throwable f = d.failure.get();
+                    throw f instanceof Exception e ? e : new RuntimeException(f);
+                }
+                if (s.load().write && s.fsync()) {
+                    file.force(false).join();
+                }
+                return System.nanoTime() - t0;
+            } finally {
+                for (MemorySegment b : bufs) {
+                    pool.release(b);
+                }
             }
-            if (d.failure.get() != null) {
-                Throwable f = d.failure.get();
-                throw f instanceof Exception e ? e : new RuntimeException(f);
-            }
-            if (s.load().write && s.fsync()) {
-                file.force(false).join();
-            }
-            return System.nanoTime() - t0;
         }
     }
 
@@ -108,6 +122,10 @@ public final class AsyncLoad implements LoadStrategy {
 
     @Override
     public void close() {
+        if (pool != null) {
+            pool.close();
+            pool = null;
+        }
         if (executor != null) {
             executor.close();
             executor = null;
