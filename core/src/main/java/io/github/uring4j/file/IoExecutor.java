@@ -394,9 +394,9 @@ public final class IoExecutor implements AutoCloseable {
          * one loop, and buffers that no longer fit the core's cache cost more than the parallelism gains: on the
          * development machine (2 MiB of L2 per core), 64 KiB random reads from the page cache ran at 0.88–0.95 times
          * a {@code FileChannel}'s rate with 2 MiB in flight, 1.03–1.06 times with 1 MiB and 1.09–1.14 times with
-         * 512 KiB, and cached 1 MiB sequential reads at 16 in flight at 0.6–0.75 times the rate of 2 in flight. Only regular files count (a
-         * pipe's read may wait for a write behind it), and not their {@code O_DIRECT} transfers: the device copies
-         * those, and wants depth.
+         * 512 KiB, and cached 1 MiB sequential reads at 16 in flight at 0.6–0.75 times the rate of 2 in flight. Only
+         * regular files count (a pipe's read may wait for a write behind it), and not their {@code O_DIRECT}
+         * transfers: the device copies those, and wants depth.
          */
         public Builder inFlightBytes(long bytes) {
             if (bytes <= 0) {

@@ -58,9 +58,9 @@ import java.util.Objects;
  * help: the device may take fewer at once, and the kernel refills it from the rest without waiting for you.</li>
  * </ul>
  * And buffers the kernel copies into with the CPU (page-cache reads) are cheapest when they fit its caches: no more
- * of them in flight than a quarter of a core's level-2 cache ({@code IoExecutor.defaultInFlightBytes()} reads it), not 16 of
- * 1 MiB. Registered buffers help here too: the kernel copies into their pinned pages with {@code memcpy} instead of
- * {@code copy_to_user}.
+ * of them in flight than a quarter of a core's level-2 cache ({@code IoExecutor.defaultInFlightBytes()} reads it),
+ * not 16 of 1 MiB. Registered buffers help here too: the kernel copies into their pinned pages with {@code memcpy}
+ * instead of {@code copy_to_user}.
  *
  * <h2>Release</h2>
  * {@link #close()} releases the ring. A ring whose owner thread has ended may be closed from any thread, and a
