@@ -81,7 +81,7 @@ class ReadFileUringTest {
             try (IoExecutor io = UringExecutorTest.uring().registeredFiles(slots).build();
                     BufferPool pool = BufferPool.builder().bufferSize(32768).count(2).register(io).build()) {
                 assertTrue(pool.isRegistered(), pool.registrationFailure().toString());
-                io.github.uring4j.engine.uring.UringBackend u = (io.github.uring4j.engine.uring.UringBackend) io.backend;
+                var u = (io.github.uring4j.engine.uring.UringBackend) io.backend;
                 ByteBuffer b = pool.acquireBuffer();
                 long before = u.fixedOps();
                 assertEquals(data.length, get(AsyncFile.readFile(io, p, b)));

@@ -144,9 +144,12 @@ public final class FilesCommand implements Callable<Integer> {
         Map<String, Way> ways = new LinkedHashMap<>();
         String sum = "checksum " + count + " files, " + TREE_IN_FLIGHT + " in flight";
         ways.put(sum + "|jdk FileChannel, virtual threads", full -> checksumThreads(jdkPaths, crcs));
-        ways.put(sum + "|uring4j AsyncFile, futures on the loops", full -> checksumAsync(onLoop, loopBuffers, jdkPaths, crcs, false));
-        ways.put(sum + "|uring4j AsyncFile, futures on the common pool", full -> checksumAsync(onPool, poolBuffers, jdkPaths, crcs, false));
-        ways.put(sum + "|uring4j AsyncFile.readFile, futures on the loops", full -> checksumAsync(onLoop, loopBuffers, jdkPaths, crcs, true));
+        ways.put(sum + "|uring4j AsyncFile, futures on the loops",
+                full -> checksumAsync(onLoop, loopBuffers, jdkPaths, crcs, false));
+        ways.put(sum + "|uring4j AsyncFile, futures on the common pool",
+                full -> checksumAsync(onPool, poolBuffers, jdkPaths, crcs, false));
+        ways.put(sum + "|uring4j AsyncFile.readFile, futures on the loops",
+                full -> checksumAsync(onLoop, loopBuffers, jdkPaths, crcs, true));
         ways.put("readAllBytes 4-64 KiB|jdk", full -> readAll(jdkPaths, crcs, full));
         ways.put("readAllBytes 4-64 KiB|uring4j", full -> readAll(ourPaths, crcs, full));
         ways.put("open+read+close 4 KiB|jdk", full -> openReadClose(jdkPaths, false, full));

@@ -44,7 +44,7 @@ import org.openjdk.jmh.infra.Blackhole;
 public class JUringReadBenchmark {
 
     static final int IN_FLIGHT = 256;
-    /** Bytes of buffers the ring rows keep in flight at most (the default of {@code IoExecutor.Builder.inFlightBytes}). */
+    /** Bytes of buffers the ring rows keep in flight at most: {@code IoExecutor.Builder.inFlightBytes}' default. */
     static final long CACHED_BYTES = IoExecutor.defaultInFlightBytes();
 
     /** Per-thread: a ring with every file registered and a buffer per in-flight slot (the channels are shared). */
