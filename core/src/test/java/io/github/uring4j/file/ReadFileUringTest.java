@@ -105,4 +105,41 @@ class ReadFileUringTest {
             }
         }
     }
+
+    /**
+     * A registered pool closed (and so unregistered from the ring) while a readFile's READ_FIXED into one of its
+     * buffers waits for a writer: the read still completes into that memory, which the pool frees only after it.
+     */
+    @Test
+    void aRegisteredPoolClosedUnderAWaitingReadFileKeepsItsMemoryUntilTheReadEnds() throws Exception {
+        Path fifo = TestFiles.fifo(dir, "fifoFixed");
+        try (IoExecutor io = UringExecutorTest.uring().build()) {
+            BufferPool pool = BufferPool.builder().bufferSize(4096).count(1).register(io).build();
+            assertTrue(pool.isRegistered(), pool.registrationFailure().toString());
+            var u = (io.github.uring4j.engine.uring.UringBackend) io.backend;
+            long fixedBefore = u.fixedOps();
+            ByteBuffer b = pool.acquireBuffer().limit(5);
+            CompletableFuture<Integer> read = AsyncFile.readFile(io, fifo, b);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (io.inFlight() < 1 && System.nanoTime() < deadline) {
+                Thread.sleep(2);
+            }
+            pool.release(b); // the caller's mistake: given back and closed under the read
+            pool.close();
+            assertTrue(!pool.isFreed(), "a read still uses the memory");
+            try (java.nio.channels.FileChannel w = java.nio.channels.FileChannel.open(fifo,
+                    java.nio.file.StandardOpenOption.WRITE)) {
+                w.write(ByteBuffer.wrap("fixed".getBytes()));
+            }
+            assertEquals(5, get(read));
+            assertEquals(fixedBefore + 1, u.fixedOps(), "the read was a READ_FIXED");
+            deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!pool.isFreed() && System.nanoTime() < deadline) {
+                Thread.sleep(1);
+            }
+            assertTrue(pool.isFreed(), "freed once the read completed");
+            // The buffer's memory is gone with the pool: reading it now is refused, not a crash.
+            org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> b.get(0));
+        }
+    }
 }
