@@ -1,7 +1,6 @@
 package io.github.uring4j.bench.carriers;
 
 import io.github.uring4j.bench.UsageError;
-import io.github.uring4j.bench.common.Environment;
 import io.github.uring4j.bench.common.Result;
 import io.github.uring4j.bench.common.ResultFile;
 import io.github.uring4j.nio.UringFiles;
@@ -94,11 +93,7 @@ public final class CarriersCommand implements Callable<Integer> {
         }
         List<Result> rows = rows(turns);
         System.out.print(table(rows));
-        Environment env = Environment.capture(dir, "page cache (the file written in the run)");
-        System.out.println("# " + env.oneLine());
-        if (json != null) {
-            new ResultFile("carriers", env, rows).write(json);
-        }
+        ResultFile.conclude("carriers", dir, "page cache (the file written in the run)", rows, json);
         return 0;
     }
 

@@ -27,6 +27,19 @@ public final class ResultFile {
         this.results = results;
     }
 
+    /**
+     * Ends a command's run: captures the environment, prints it as the last line ({@code # ...}) and, when
+     * {@code json} is given, writes the rows there.
+     */
+    public static void conclude(String command, Path dataDir, String pageCacheState, List<Result> rows, Path json)
+            throws IOException {
+        Environment env = Environment.capture(dataDir, pageCacheState);
+        System.out.println("# " + env.oneLine());
+        if (json != null) {
+            new ResultFile(command, env, rows).write(json);
+        }
+    }
+
     public void write(Path file) throws IOException {
         Path parent = file.toAbsolutePath().getParent();
         if (parent != null) {

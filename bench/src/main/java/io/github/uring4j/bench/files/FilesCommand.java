@@ -1,7 +1,6 @@
 package io.github.uring4j.bench.files;
 
 import io.github.uring4j.bench.UsageError;
-import io.github.uring4j.bench.common.Environment;
 import io.github.uring4j.bench.common.Progress;
 import io.github.uring4j.bench.common.Result;
 import io.github.uring4j.bench.common.ResultFile;
@@ -98,11 +97,7 @@ public final class FilesCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         List<Result> rows = run();
         System.out.println(table(rows));
-        Environment env = Environment.capture(dir, "see each case");
-        System.out.println("# " + env.oneLine());
-        if (json != null) {
-            new ResultFile("files", env, rows).write(json);
-        }
+        ResultFile.conclude("files", dir, "see each case", rows, json);
         return 0;
     }
 

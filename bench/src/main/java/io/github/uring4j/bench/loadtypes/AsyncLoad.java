@@ -66,8 +66,9 @@ public final class AsyncLoad implements LoadStrategy {
         // mapping. Unregistered, 1 MiB cached sequential reads one at a time ran at 0.98 times the channel's rate;
         // registered, 1.10-1.11 times (the same run for each). One pool for all passes of a size and depth, as a
         // program would keep one: a registration that fails (the locked-memory limit) warns once, and the pool's
-        // buffers are then used unregistered.
-        if (pool == null || poolIo != s.ioSize() || pool.count() != depth) {
+        // buffers are then used unregistered. Writes come from the pattern and need none.
+        boolean reads = !s.load().write;
+        if (reads && (pool == null || poolIo != s.ioSize() || pool.count() != depth)) {
             if (pool != null) {
                 pool.close();
             }
@@ -75,8 +76,8 @@ public final class AsyncLoad implements LoadStrategy {
             poolIo = s.ioSize();
         }
         try (AsyncFile file = AsyncFile.open(executor, s.file(), opts.toArray(new OpenOption[0])).join()) {
-            MemorySegment[] bufs = new MemorySegment[depth];
-            for (int i = 0; i < depth; i++) {
+            MemorySegment[] bufs = new MemorySegment[depth]; // one slot per buffer; a write's slot has none
+            for (int i = 0; reads && i < depth; i++) {
                 bufs[i] = pool.acquire().asSlice(0, s.ioSize());
             }
             try {
@@ -93,8 +94,8 @@ public final class AsyncLoad implements LoadStrategy {
                 }
                 return System.nanoTime() - t0;
             } finally {
-                for (MemorySegment b : bufs) {
-                    pool.release(b);
+                for (int i = 0; reads && i < depth; i++) {
+                    pool.release(bufs[i]);
                 }
             }
         }

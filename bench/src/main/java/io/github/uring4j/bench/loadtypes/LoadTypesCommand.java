@@ -1,7 +1,6 @@
 package io.github.uring4j.bench.loadtypes;
 
 import io.github.uring4j.bench.UsageError;
-import io.github.uring4j.bench.common.Environment;
 import io.github.uring4j.bench.common.PageCache;
 import io.github.uring4j.bench.common.Progress;
 import io.github.uring4j.bench.common.Result;
@@ -99,13 +98,9 @@ public final class LoadTypesCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         List<Result> rows = run();
-        Environment env = Environment.capture(dir, "reads " + (cache.equals("cold") ? "cold (dropped before each pass)" : "from the page cache (warm)")
-                + (direct ? ", O_DIRECT" : ""));
         System.out.println(table(rows));
-        System.out.println("# " + env.oneLine());
-        if (json != null) {
-            new ResultFile("loadtypes", env, rows).write(json);
-        }
+        ResultFile.conclude("loadtypes", dir, "reads " + (cache.equals("cold") ? "cold (dropped before each pass)"
+                : "from the page cache (warm)") + (direct ? ", O_DIRECT" : ""), rows, json);
         return 0;
     }
 

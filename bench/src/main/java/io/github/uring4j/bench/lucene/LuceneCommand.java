@@ -1,7 +1,6 @@
 package io.github.uring4j.bench.lucene;
 
 import io.github.uring4j.bench.UsageError;
-import io.github.uring4j.bench.common.Environment;
 import io.github.uring4j.bench.common.Result;
 import io.github.uring4j.bench.common.ResultFile;
 import java.io.ByteArrayOutputStream;
@@ -77,11 +76,7 @@ public final class LuceneCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         List<Result> rows = run();
         System.out.print(table(rows));
-        Environment env = Environment.capture(dir, "page cache (indexes written in the run)");
-        System.out.println("# " + env.oneLine());
-        if (json != null) {
-            new ResultFile("lucene", env, rows).write(json);
-        }
+        ResultFile.conclude("lucene", dir, "page cache (indexes written in the run)", rows, json);
         return 0;
     }
 

@@ -1,7 +1,6 @@
 package io.github.uring4j.bench.read;
 
 import io.github.uring4j.bench.UsageError;
-import io.github.uring4j.bench.common.Environment;
 import io.github.uring4j.bench.common.PageCache;
 import io.github.uring4j.bench.common.Result;
 import io.github.uring4j.bench.common.ResultFile;
@@ -126,11 +125,7 @@ public final class ReadCommand implements Callable<Integer> {
             rows.add(r);
             System.out.println(format(r));
         }
-        Environment env = Environment.capture(dir, cacheState);
-        System.out.println("# " + env.oneLine());
-        if (json != null) {
-            new ResultFile("read", env, rows).write(json);
-        }
+        ResultFile.conclude("read", dir, cacheState, rows, json);
         if (corruption.count() > 0) {
             System.err.println("uring4j-bench read: " + corruption.count() + " reads returned wrong data:");
             for (String e : corruption.examples()) {
