@@ -135,6 +135,23 @@ public final class LeanCalls {
         }
     }
 
+    /**
+     * Links, on the calling thread, the calls a program's first files make (open, statx, preadv2, pwritev2, close),
+     * so that a thread started early can take the linker's first-use cost (tens of milliseconds in a fresh JVM) off
+     * the program's first open. Failures are left for the calls themselves to report.
+     */
+    public static void prelink() {
+        try {
+            OPEN.MH.type();
+            STATX.MH.type();
+            PREADV2.MH.type();
+            PWRITEV2.MH.type();
+            CLOSE.MH.type();
+        } catch (Throwable t) {
+            // problem() and the calls say what went wrong
+        }
+    }
+
     /** A capture segment for this layout, from {@code arena}. */
     public static MemorySegment allocateCapture(java.lang.foreign.Arena arena) {
         return arena.allocate(CAPTURE_LAYOUT);

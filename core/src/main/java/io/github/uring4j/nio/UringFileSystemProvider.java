@@ -86,6 +86,7 @@ public final class UringFileSystemProvider extends FileSystemProvider {
      */
     public UringFileSystemProvider(FileSystemProvider builtin) {
         this(builtin, UringFiles::newFileChannel);
+        UringFiles.lookEarly();
     }
 
     /** The provider over {@code builtin} with its file channels from {@code opener}. */

@@ -3,7 +3,9 @@ package io.github.uring4j.nio;
 import io.github.uring4j.engine.Log;
 import io.github.uring4j.file.Backend;
 import io.github.uring4j.file.IoExecutor;
+import io.github.uring4j.linux.LeanCalls;
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
 import java.nio.channels.AsynchronousFileChannel;
 import java.nio.channels.FileChannel;
 import java.nio.file.OpenOption;
@@ -13,6 +15,7 @@ import java.util.HashSet;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The JDK's file channels on io_uring without installing a provider: each method takes what the JDK's method of
@@ -120,12 +123,40 @@ public final class UringFiles {
         return false;
     }
 
+    private static final AtomicBoolean EARLY = new AtomicBoolean();
+
+    /**
+     * Looks (native access, the calls a program's first files make, the default executor) on a thread of its own,
+     * once: for a provider the JDK installs, which it makes at the program's first use of a path, before the first
+     * open. The FFM linker spends tens of milliseconds on its first links in a fresh JVM (a tenth of a second before
+     * the first read, measured); done here, that runs beside the program, and a first open made before it is done
+     * waits only for what is left of it.
+     */
+    static void lookEarly() {
+        if (looked || !EARLY.compareAndSet(false, true)) {
+            return;
+        }
+        Thread t = new Thread(() -> {
+            lookOnce();
+            if (nativeProblem == null) {
+                LeanCalls.prelink();
+                try {
+                    MethodHandles.lookup().ensureInitialized(UringFileChannel.class);
+                } catch (IllegalAccessException | RuntimeException | LinkageError e) {
+                    // the first open initializes it, and says what went wrong
+                }
+            }
+        }, "uring4j-link");
+        t.setDaemon(true);
+        t.start();
+    }
+
     private static synchronized void lookOnce() {
         if (looked) {
             return;
         }
         try {
-            nativeProblem = io.github.uring4j.linux.LeanCalls.problem();
+            nativeProblem = LeanCalls.problem();
         } catch (Throwable t) {
             nativeProblem = io.github.uring4j.linux.NativeAccess.explain(t);
         }
