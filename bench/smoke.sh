@@ -56,6 +56,8 @@ step "lucene --one-jvm"               0 "$bench" lucene --dir "$tmp/lucene" --do
 step "error: lucene --docs 0"        2 "$bench" lucene --dir "$tmp/lucene" --docs 0
 step "carriers"                      0 "$bench" carriers --dir "$tmp/carriers" --seconds 0.3 --rounds 1 --big 8 -q --json "$tmp/carriers.json"
 step "error: carriers --writers 0"   2 "$bench" carriers --dir "$tmp/carriers" --writers 0
+step "startup"                       0 "$bench" startup --dir "$tmp/startup" --runs 1 --work 0,20 -q --json "$tmp/startup.json"
+step "error: startup --runs 0"       2 "$bench" startup --dir "$tmp/startup" --runs 0
 step "iops"                          0 "$bench" iops -r 1 -O 0 -d 8 -q --create 4m "$tmp/iops.bin"
 if command -v fio >/dev/null; then
   step "fio"                         0 "$bench" fio --dir "$data" --engine io_uring,psync --duration 1 -q
@@ -72,7 +74,7 @@ done
 step "jmh (every benchmark once)"    0 "$bench" jmh -f 0 -wi 0 -i 1 -r 100ms -foe true \
   -p bufferSize=4096 -p fileSize=65536 -p size=1048576 -p shift=0,2048 -p direct=false,true \
   -rf json -rff "$tmp/jmh.json" -jvmArgsAppend "-During4j.jmh.dir=$tmp/jmh"
-step "report --collect"              0 "$bench" report --collect "$tmp/read.json,$tmp/lt.json,$tmp/files.json,$tmp/lucene.json,$tmp/jmh.json" --out "$tmp/report2"
+step "report --collect"              0 "$bench" report --collect "$tmp/read.json,$tmp/lt.json,$tmp/files.json,$tmp/lucene.json,$tmp/startup.json,$tmp/jmh.json" --out "$tmp/report2"
 [ -s "$tmp/report2/report.md" ] || { echo "FAIL  report --collect wrote no report.md"; failed=1; }
 
 echo "smoke: $((SECONDS - start)) s"

@@ -33,7 +33,7 @@ class MainTest {
     }
 
     @ParameterizedTest(name = "{0} --help")
-    @ValueSource(strings = {"iops", "generate", "read", "loadtypes", "files", "lucene", "carriers", "fio", "report", "jmh"})
+    @ValueSource(strings = {"iops", "generate", "read", "loadtypes", "files", "lucene", "carriers", "startup", "fio", "report", "jmh"})
     void everySubcommandHasHelpWhateverItRequires(String sub) {
         for (String[] args : new String[][] {{sub, "--help"}, {"help", sub}}) {
             Run r = run(args);

@@ -49,6 +49,8 @@ public final class ReportCommand implements Callable<Integer> {
     static final String LUCENE_INDEX = "Apache Lucene on the provider: indexing";
     static final String LUCENE_QUERIES = "Apache Lucene on the provider: queries";
     static final String CARRIERS = "Virtual threads beside a writer holding the file's lock";
+    static final String STARTUP = "A fresh JVM on the provider: whole runs of a short program";
+    static final String STARTUP_READ = "A fresh JVM on the provider: its first read";
 
     @Option(names = "--collect", split = ",", description = "Instead of running, render these result JSON files (or directories of them): "
             + "results.json / --json output of read, loadtypes, fio, report, and JMH's -rf json output.")
@@ -97,6 +99,7 @@ public final class ReportCommand implements Callable<Integer> {
                             : r.workload.startsWith("files-") ? (r.primaryUnit.equals("GB/s") ? FILES_COPY : FILES_SMALL)
                             : r.workload.equals("lucene") ? (r.primaryUnit.equals("docs/s") ? LUCENE_INDEX : LUCENE_QUERIES)
                             : r.workload.equals("carriers") ? CARRIERS
+                            : r.workload.equals("startup") ? (r.primary.equals("runs_per_s") ? STARTUP : STARTUP_READ)
                             : r.workload;
                     byWorkload.computeIfAbsent(w, k -> new ArrayList<>()).add(r);
                 }
@@ -282,6 +285,15 @@ public final class ReportCommand implements Callable<Integer> {
             List<Result> caRows = ChildRun.run(dir, "carriers", withDirAndQuiet(caArgs, dir.resolve("carriers")),
                     childLimit);
             add(sections, new Section(CARRIERS, "uring4j-bench carriers " + String.join(" ", caArgs), caRows));
+            // 6c. what installing the provider costs a short program: fresh JVMs, their first read and write
+            List<String> suArgs = List.of("--runs", quick ? "1" : "5");
+            List<Result> suRows = ChildRun.run(dir, "startup", withDirAndQuiet(suArgs, dir.resolve("startup")),
+                    childLimit);
+            String startupCommand = "uring4j-bench startup " + String.join(" ", suArgs);
+            add(sections, new Section(STARTUP, startupCommand,
+                    suRows.stream().filter(r -> r.primary.equals("runs_per_s")).toList()));
+            add(sections, new Section(STARTUP_READ, startupCommand,
+                    suRows.stream().filter(r -> !r.primary.equals("runs_per_s")).toList()));
             // 7. synced log records: write + force from 1 and 8 threads vs writeAndSync one at a time and 8 in flight
             List<String> jmhArgs = new ArrayList<>(quick ? List.of("-f", "0", "-wi", "0", "-i", "1", "-r", "200ms")
                     : List.of("-wi", "1", "-w", "1s", "-i", "3", "-r", "1s"));

@@ -150,6 +150,11 @@ public final class Targets {
                         1.0);
             }
         }
+        Predicate<Section> startup = s -> s.title.equals(ReportCommand.STARTUP);
+        String run200 = io.github.uring4j.bench.startup.StartupCommand.wholeRun(200);
+        add(out, "a program with 200 ms of start-up work of its own, then a first read and write: its whole JVM run on"
+                + " the provider vs the built-in provider", ratio(find(sections, startup, "uring4j provider", run200),
+                find(sections, startup, "builtin provider", run200)), 0.95);
         for (String threads : new String[] {"1 thread", "2 threads"}) {
             Predicate<Section> read = s -> s.title.startsWith("JMH JUringReadBenchmark") && s.title.endsWith(", " + threads);
             double worst = worstRatio(sections, read, "registeredFiles", "preOpenedFileChannels");
