@@ -48,7 +48,7 @@ public final class Jmx {
                 try {
                     ManagementFactory.getPlatformMBeanServer().registerMBean(bean, on);
                 } catch (JMException | RuntimeException e) {
-                    Log.warn("uring4j: the JMX view " + on + " could not be registered: " + e);
+                    Log.warn("the JMX view " + on + " could not be registered: " + e);
                 }
             });
             return on;

@@ -101,6 +101,9 @@ public final class UringFiles {
     /** Why native calls cannot be made here (then the channels are the JDK's), or null; looked at once. */
     private static volatile String nativeProblem;
     private static volatile boolean looked;
+    /** Whether the links were started early ({@link #lookEarly}), and the default executor started. */
+    private static final AtomicBoolean EARLY = new AtomicBoolean();
+    private static final AtomicBoolean RINGS = new AtomicBoolean();
 
     /**
      * Whether to serve the JDK's own channels: native access is denied, or the default executor found that
@@ -115,6 +118,11 @@ public final class UringFiles {
             warnOnce(nativeProblem);
             return true;
         }
+        if (!RINGS.get() && RINGS.compareAndSet(false, true)) {
+            Thread t = new Thread(UringFiles::startRings, "uring4j-start");
+            t.setDaemon(true);
+            t.start();
+        }
         IoExecutor e = executor;
         if (e != null && !onUring) {
             warnOnce(e.fallbackReason().orElse("io_uring cannot be used"));
@@ -123,14 +131,13 @@ public final class UringFiles {
         return false;
     }
 
-    private static final AtomicBoolean EARLY = new AtomicBoolean();
-
     /**
-     * Looks (native access, the calls a program's first files make, the default executor) on a thread of its own,
-     * once: for a provider the JDK installs, which it makes at the program's first use of a path, before the first
-     * open. The FFM linker spends tens of milliseconds on its first links in a fresh JVM (a tenth of a second before
-     * the first read, measured); done here, that runs beside the program, and a first open made before it is done
-     * waits only for what is left of it.
+     * Links the calls a program's first files make and starts the default executor, once, on a thread of its own:
+     * for a provider the JDK installs, which it makes at the program's first use of a path, before the first open.
+     * The FFM linker spends tens of milliseconds on its first links in a fresh JVM (a tenth of a second before the
+     * first read, measured), and setting up the rings beside a first read slowed it to 13-22 ms from 1-2; done here,
+     * both run beside the program, and a first open made before they are done waits only for what is left of the
+     * links.
      */
     static void lookEarly() {
         if (looked || !EARLY.compareAndSet(false, true)) {
@@ -145,10 +152,21 @@ public final class UringFiles {
                 } catch (IllegalAccessException | RuntimeException | LinkageError e) {
                     // the first open initializes it, and says what went wrong
                 }
+                if (RINGS.compareAndSet(false, true)) {
+                    startRings();
+                }
             }
         }, "uring4j-link");
         t.setDaemon(true);
         t.start();
+    }
+
+    private static void startRings() {
+        try {
+            ringExecutor();
+        } catch (RuntimeException e) {
+            // reported to whoever needs the ring
+        }
     }
 
     private static synchronized void lookOnce() {
@@ -161,23 +179,12 @@ public final class UringFiles {
             nativeProblem = io.github.uring4j.linux.NativeAccess.explain(t);
         }
         looked = true;
-        if (nativeProblem == null) {
-            Thread t = new Thread(() -> {
-                try {
-                    ringExecutor();
-                } catch (RuntimeException e) {
-                    // reported to whoever needs the ring
-                }
-            }, "uring4j-start");
-            t.setDaemon(true);
-            t.start();
-        }
     }
 
     private static void warnOnce(String why) {
         if (!warned) {
             warned = true;
-            Log.warn("uring4j: the drop-in channels are the JDK's own: " + why);
+            Log.warn("the drop-in channels are the JDK's own: " + why);
         }
     }
 
