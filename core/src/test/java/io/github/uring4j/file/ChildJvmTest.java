@@ -181,4 +181,47 @@ class ChildJvmTest {
         String stats = out.stream().filter(l -> l.startsWith("DROPIN-STATS ")).findFirst().orElseThrow();
         assertTrue(stats.contains("uringChannels=0,") && stats.contains("jdkChannels=2,"), stats);
     }
+
+    /**
+     * The provider installed in a JVM whose native access is denied: the thread that links its calls at start-up
+     * finds that out, and the program's files are the JDK's channels', with one message and nothing else printed.
+     */
+    @Test
+    void theProviderInstalledWithNativeAccessDeniedServesTheJdksChannels() throws Exception {
+        Process p = ChildJvm.bare(List.of(), List.of("--illegal-native-access=deny", PROVIDER_PROPERTY), "provider",
+                dir.toString(), "files").start();
+        List<String> out = output(p, 60);
+        assertEquals(0, p.exitValue(), out.toString());
+        assertTrue(out.contains("PROVIDER io.github.uring4j.nio.UringFileSystemProvider"), out.toString());
+        assertTrue(out.contains("FILES OK"), out.toString());
+        String stats = out.stream().filter(l -> l.startsWith("DROPIN-STATS ")).findFirst().orElseThrow();
+        assertTrue(stats.contains("uringChannels=0,") && !stats.contains("jdkChannels=0,"), stats);
+        assertEquals(1, out.stream().filter(l -> l.contains("the drop-in channels are the JDK's own")).count(),
+                out.toString());
+        assertTrue(out.stream().noneMatch(l -> l.startsWith("Exception in thread") || l.startsWith("\tat ")),
+                out.toString());
+    }
+
+    /**
+     * The provider installed in a program that ends right after its first path: the thread linking the provider's
+     * calls (and starting its rings) does not hold the JVM up or print anything.
+     */
+    @Test
+    void aProgramThatEndsWhileTheProviderStartsExitsCleanly() throws Exception {
+        for (int i = 0; i < 3; i++) {
+            Process p = ChildJvm.start(List.of(), List.of(PROVIDER_PROPERTY), "provider", dir.toString());
+            List<String> out = output(p, 60);
+            assertEquals(0, p.exitValue(), out.toString());
+            assertEquals(List.of("PROVIDER io.github.uring4j.nio.UringFileSystemProvider"), out);
+        }
+        Process p = ChildJvm.start(List.of(), List.of(PROVIDER_PROPERTY), "provider", dir.toString(), "files");
+        List<String> out = output(p, 60);
+        assertEquals(0, p.exitValue(), out.toString());
+        assertTrue(out.contains("FILES OK"), out.toString());
+        String stats = out.stream().filter(l -> l.startsWith("DROPIN-STATS ")).findFirst().orElseThrow();
+        assertTrue(stats.contains("jdkChannels=0,") && !stats.contains("uringChannels=0,"), stats);
+    }
+
+    private static final String PROVIDER_PROPERTY =
+            "-Djava.nio.file.spi.DefaultFileSystemProvider=io.github.uring4j.nio.UringFileSystemProvider";
 }

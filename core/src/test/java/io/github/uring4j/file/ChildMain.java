@@ -20,7 +20,26 @@ public final class ChildMain {
             case "durable" -> durable(Path.of(args[1]), Backend.valueOf(args[2]));
             case "seccomp" -> seccomp(Path.of(args[1]));
             case "denied" -> nativeAccessDenied(Path.of(args[1]));
+            case "provider" -> provider(Path.of(args[1]), args.length > 2 && args[2].equals("files"));
             default -> throw new IllegalArgumentException(args[0]);
+        }
+    }
+
+    /**
+     * For a JVM started with the provider installed: makes a path (the JDK installs the provider, which starts its
+     * links on a thread of its own) and, with {@code files}, writes a file and reads it back through {@code Files};
+     * without, returns at once, while that thread may still be at work.
+     */
+    static void provider(Path dir, boolean files) throws Exception {
+        Path p = Path.of(dir.toString(), "provider.bin");
+        System.out.println("PROVIDER " + p.getFileSystem().provider().getClass().getName());
+        if (files) {
+            byte[] data = new byte[70_000];
+            new java.util.Random(7).nextBytes(data);
+            java.nio.file.Files.write(p, data);
+            byte[] back = java.nio.file.Files.readAllBytes(p);
+            System.out.println("FILES " + (java.util.Arrays.equals(back, data) ? "OK" : "BAD"));
+            System.out.println("DROPIN-STATS " + io.github.uring4j.nio.UringFiles.statistics());
         }
     }
 
