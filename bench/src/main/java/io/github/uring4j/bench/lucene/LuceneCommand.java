@@ -1,11 +1,10 @@
 package io.github.uring4j.bench.lucene;
 
 import io.github.uring4j.bench.UsageError;
+import io.github.uring4j.bench.common.ChildJava;
 import io.github.uring4j.bench.common.Result;
 import io.github.uring4j.bench.common.ResultFile;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -16,7 +15,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -39,9 +37,8 @@ import picocli.CommandLine.Option;
                 + "per second, NIOFSDirectory and MMapDirectory, each directory in JVMs of its own too. Fails unless every "
                 + "run finds the same results.")
 public final class LuceneCommand implements Callable<Integer> {
-    static final String PROVIDER = "io.github.uring4j.nio.UringFileSystemProvider";
-    static final String BUILTIN = "builtin provider";
-    static final String URING = "uring4j provider";
+    static final String BUILTIN = ChildJava.BUILTIN;
+    static final String URING = ChildJava.URING;
     private static final long SEED = 20261122L;
     private static final long CHILD_TIMEOUT_SECONDS = 600;
 
@@ -170,44 +167,25 @@ public final class LuceneCommand implements Callable<Integer> {
     private Run child(String which, List<String> kinds, Path indexDir, int warm)
             throws IOException, InterruptedException {
         deleteTree(indexDir);
-        List<String> cmd = new ArrayList<>();
-        cmd.add(ProcessHandle.current().info().command()
-                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
-        cmd.add("--enable-native-access=ALL-UNNAMED");
+        List<String> cmd = ChildJava.java(which);
         cmd.add("-XX:+UseParallelGC");
         // the heap sized by the JVM, not bin/uring4j-bench's fixed young generation: with it, indexing on the
         // provider ran at 0.80-1.13 times the built-in provider's in four runs, without it 0.92-1.19
-        if (which.equals(URING)) {
-            cmd.add("-Djava.nio.file.spi.DefaultFileSystemProvider=" + PROVIDER);
-        }
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), LuceneWorkload.class.getName(),
                 indexDir.toString(), String.valueOf(docs), String.valueOf(SEED), String.valueOf(queries),
                 String.valueOf(warm), String.join(",", kinds)));
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        p.getOutputStream().close();
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        Thread reader = Thread.ofPlatform().daemon().start(() -> {
-            try {
-                p.getInputStream().transferTo(out);
-            } catch (IOException e) {
-                // the process died: its exit status says so
-            }
-        });
+        ChildJava.Ended p;
         try {
-            if (!p.waitFor(CHILD_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-                throw new IOException("Lucene on the " + which + " still running after " + CHILD_TIMEOUT_SECONDS + " s");
-            }
-            reader.join();
+            p = ChildJava.run(cmd, CHILD_TIMEOUT_SECONDS, "Lucene on the " + which);
         } finally {
-            p.destroyForcibly();
             deleteTree(indexDir);
         }
-        List<String> lines = out.toString(StandardCharsets.UTF_8).lines().toList();
-        if (p.exitValue() != 0) {
-            throw new IOException("Lucene on the " + which + " failed with exit status " + p.exitValue() + ":\n"
+        List<String> lines = p.lines();
+        if (p.exit() != 0) {
+            throw new IOException("Lucene on the " + which + " failed with exit status " + p.exit() + ":\n"
                     + String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size())));
         }
-        String provider = which.equals(URING) ? PROVIDER : "sun.nio.fs.LinuxFileSystemProvider";
+        String provider = ChildJava.providerClass(which);
         if (!lines.contains("PROVIDER " + provider)) {
             throw new IOException("Lucene on the " + which + " did not run on " + provider + ": " + lines);
         }

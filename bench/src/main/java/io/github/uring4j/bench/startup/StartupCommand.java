@@ -1,11 +1,10 @@
 package io.github.uring4j.bench.startup;
 
 import io.github.uring4j.bench.UsageError;
+import io.github.uring4j.bench.common.ChildJava;
 import io.github.uring4j.bench.common.Result;
 import io.github.uring4j.bench.common.ResultFile;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -16,7 +15,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 import java.util.zip.CRC32C;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -33,9 +31,8 @@ import picocli.CommandLine.Option;
                 + "whole run and of the first Files.readAllBytes and Files.write, after none and after some of the "
                 + "program's own work. Fails unless every copy holds the source's bytes.")
 public final class StartupCommand implements Callable<Integer> {
-    static final String PROVIDER = "io.github.uring4j.nio.UringFileSystemProvider";
-    static final String BUILTIN = "builtin provider";
-    static final String URING = "uring4j provider";
+    static final String BUILTIN = ChildJava.BUILTIN;
+    static final String URING = ChildJava.URING;
     private static final long CHILD_TIMEOUT_SECONDS = 120;
 
     @Option(names = "--dir", description = "Directory for the file and its copies (default: ${DEFAULT-VALUE}).")
@@ -104,38 +101,16 @@ public final class StartupCommand implements Callable<Integer> {
     private Run child(String which, Path source, Path copy, int workMillis, byte[] bytes, String crc)
             throws IOException, InterruptedException {
         Files.deleteIfExists(copy);
-        List<String> cmd = new ArrayList<>();
-        cmd.add(ProcessHandle.current().info().command()
-                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
-        cmd.add("--enable-native-access=ALL-UNNAMED");
-        if (which.equals(URING)) {
-            cmd.add("-Djava.nio.file.spi.DefaultFileSystemProvider=" + PROVIDER);
-        }
+        List<String> cmd = ChildJava.java(which);
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), StartupProgram.class.getName(),
                 source.toString(), copy.toString(), String.valueOf(workMillis)));
-        long t0 = System.nanoTime();
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        p.getOutputStream().close();
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        Thread reader = Thread.ofPlatform().daemon().start(() -> {
-            try {
-                p.getInputStream().transferTo(out);
-            } catch (IOException e) {
-                // the process died: its exit status says so
-            }
-        });
-        if (!p.waitFor(CHILD_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new IOException("the program on the " + which + " still running after " + CHILD_TIMEOUT_SECONDS + " s");
-        }
-        long wall = System.nanoTime() - t0;
-        reader.join();
-        String text = out.toString(StandardCharsets.UTF_8);
-        if (p.exitValue() != 0) {
-            throw new IOException("the program on the " + which + " failed (exit " + p.exitValue() + "): " + text.strip());
+        ChildJava.Ended p = ChildJava.run(cmd, CHILD_TIMEOUT_SECONDS, "the program on the " + which);
+        String text = String.join("\n", p.lines());
+        if (p.exit() != 0) {
+            throw new IOException("the program on the " + which + " failed (exit " + p.exit() + "): " + text.strip());
         }
         Map<String, String> f = new LinkedHashMap<>();
-        for (String line : text.split("\n")) {
+        for (String line : p.lines()) {
             if (line.startsWith("STARTUP ")) {
                 for (String kv : line.substring(8).trim().split(" ")) {
                     int eq = kv.indexOf('=');
@@ -143,7 +118,7 @@ public final class StartupCommand implements Callable<Integer> {
                 }
             }
         }
-        String wantProvider = which.equals(URING) ? PROVIDER : "sun.nio.fs.LinuxFileSystemProvider";
+        String wantProvider = ChildJava.providerClass(which);
         if (!wantProvider.equals(f.get("provider"))) {
             throw new IOException("the program on the " + which + " ran on " + f.get("provider") + ": " + text.strip());
         }
@@ -156,7 +131,7 @@ public final class StartupCommand implements Callable<Integer> {
             throw new IOException("the copy the program on the " + which + " wrote differs from the source at byte "
                     + mismatch);
         }
-        return new Run(wall, Long.parseLong(f.get("read_ns")), Long.parseLong(f.get("write_ns")));
+        return new Run(p.wallNanos(), Long.parseLong(f.get("read_ns")), Long.parseLong(f.get("write_ns")));
     }
 
     /** The category of a case's rows whose figure is one over the JVM's whole run. */
