@@ -79,7 +79,10 @@ public final class UringFileSystemProvider extends FileSystemProvider {
 
     /**
      * The provider over {@code builtin}, the JDK's provider of the default file system: the constructor the JDK
-     * calls when the system property {@code java.nio.file.spi.DefaultFileSystemProvider} names this class.
+     * calls when the system property {@code java.nio.file.spi.DefaultFileSystemProvider} names this class. The
+     * first one made in a JVM starts a daemon thread that links the native calls the first files need and starts
+     * the default {@code IoExecutor}, so that the program's first open does not wait for them (the FFM linker's
+     * first use takes a tenth of a second in a fresh JVM).
      *
      * @param builtin the built-in provider of the default file system (a {@code UringFileSystemProvider} is
      *                taken for the provider it wraps)
