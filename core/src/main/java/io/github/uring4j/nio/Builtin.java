@@ -49,6 +49,11 @@ final class Builtin {
         return p != null ? p : FileSystems.getDefault().provider();
     }
 
+    /** Whether {@code p} is a path of the default file system: a built-in one, or one of the provider's. */
+    static boolean isDefault(Path p) {
+        return p instanceof Wrapped || p.getFileSystem().provider() == provider();
+    }
+
     /** The built-in path behind {@code p}: {@code p} itself when it is one. */
     static Path path(Path p) {
         return p instanceof Wrapped w ? w.builtin() : p;

@@ -67,6 +67,10 @@ public final class UringFiles {
             throws IOException {
         Objects.requireNonNull(path, "path");
         Objects.requireNonNull(options, "options");
+        if (!Builtin.isDefault(path)) {
+            // as FileChannel.open: a path of another file system (a zip file's, say) is its provider's to open
+            return path.getFileSystem().provider().newFileChannel(path, options, attrs);
+        }
         if (jdkChannels()) {
             Counters.JDK_CHANNELS.increment();
             return Builtin.provider().newFileChannel(Builtin.path(path), options, attrs);
@@ -85,6 +89,10 @@ public final class UringFiles {
             ExecutorService executor, FileAttribute<?>... attrs) throws IOException {
         Objects.requireNonNull(path, "path");
         Objects.requireNonNull(options, "options");
+        if (!Builtin.isDefault(path)) {
+            // as AsynchronousFileChannel.open: a path of another file system is its provider's to open
+            return path.getFileSystem().provider().newAsynchronousFileChannel(path, options, executor, attrs);
+        }
         if (jdkChannels()) {
             Counters.JDK_CHANNELS.increment();
             return Builtin.provider().newAsynchronousFileChannel(Builtin.path(path), options, executor, attrs);

@@ -356,4 +356,37 @@ class DropInPathsTest {
             }
         }
     }
+
+    /**
+     * A path of another file system (a zip file's) goes to its own provider, as {@code FileChannel.open} and
+     * {@code AsynchronousFileChannel.open} send it: the entry is read and written, never the local file of the same
+     * name, and what the zip provider cannot do fails as it does on the JDK.
+     */
+    @Test
+    void aPathOfAnotherFileSystemIsItsProvidersToOpen() throws Exception {
+        Path zip = dir.resolve("t.zip");
+        try (java.nio.file.FileSystem z = java.nio.file.FileSystems.newFileSystem(zip,
+                java.util.Map.of("create", "true"))) {
+            Path entry = z.getPath(dir.resolve("same-name").toString());
+            Files.createDirectories(entry.getParent());
+            Files.writeString(entry, "inside the zip");
+            Files.writeString(dir.resolve("same-name"), "the local file");
+            try (FileChannel ch = UringFiles.newFileChannel(entry, StandardOpenOption.READ)) {
+                ByteBuffer b = ByteBuffer.allocate(100);
+                ch.read(b);
+                assertEquals("inside the zip", new String(b.array(), 0, b.position(),
+                        java.nio.charset.StandardCharsets.UTF_8));
+            }
+            try (FileChannel ch = UringFiles.newFileChannel(entry, java.util.Set.of(StandardOpenOption.WRITE,
+                    StandardOpenOption.TRUNCATE_EXISTING))) {
+                ch.write(ByteBuffer.wrap("rewritten".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+            }
+            assertEquals("rewritten", Files.readString(entry));
+            assertEquals("the local file", Files.readString(dir.resolve("same-name")));
+            Class<? extends Throwable> jdk = assertThrows(Throwable.class,
+                    () -> java.nio.channels.AsynchronousFileChannel.open(entry, StandardOpenOption.READ)).getClass();
+            assertEquals(jdk, assertThrows(Throwable.class,
+                    () -> UringFiles.newAsynchronousFileChannel(entry, StandardOpenOption.READ)).getClass());
+        }
+    }
 }
