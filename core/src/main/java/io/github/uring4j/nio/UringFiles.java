@@ -21,7 +21,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * The JDK's file channels on io_uring without installing a provider: each method takes what the JDK's method of
  * the same name takes and returns a channel with the JDK's semantics. They run on the
  * {@linkplain IoExecutor#defaultExecutor() default executor}; where io_uring cannot be used there (blocked,
- * disabled, no native access), they return the JDK's own channels after one warning that names the cause.
+ * disabled, no native access), they return the JDK's own channels after one warning that names the cause. A path of
+ * another file system (a zip file's, say) goes to its own provider, as the JDK's {@code open} methods send it.
  */
 public final class UringFiles {
     private static volatile IoExecutor executor;
