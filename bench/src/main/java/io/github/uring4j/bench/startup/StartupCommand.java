@@ -64,6 +64,7 @@ public final class StartupCommand implements Callable<Integer> {
                 || size < 0 || size > (256 << 20)) {
             throw new UsageError("--runs must be 1 to 1000, --work 0 to 60000 (ms) each, --size 0 to 268435456");
         }
+        work = work.stream().distinct().toList(); // a case named twice is one case
         Files.createDirectories(dir);
         Path source = dir.resolve("startup-source.bin");
         Path copy = dir.resolve("startup-copy.bin");
