@@ -6,6 +6,7 @@ import io.github.uring4j.engine.IoBackend;
 import io.github.uring4j.engine.Memory;
 import io.github.uring4j.engine.OpenSpec;
 import io.github.uring4j.engine.Request;
+import io.github.uring4j.engine.Waits;
 import io.github.uring4j.linux.Uapi;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -147,7 +148,7 @@ public final class AsyncFile implements AutoCloseable {
      */
     public static CompletableFuture<AsyncFile> open(IoExecutor executor, Path path, OpenOption... options) {
         Request r = openRequest(executor, path, Set.of(options));
-        OpFuture<AsyncFile> f = new OpFuture<>(executor.backend, r, r.generation(), executor.futureExecutor);
+        OpFuture<AsyncFile> f = new OpFuture<>(executor, r, r.generation());
         r.target = f;
         FileIoEvents.begin(r, executor.backend.name());
         executor.backend.submit(r);
@@ -239,7 +240,7 @@ public final class AsyncFile implements AutoCloseable {
 
     private static CompletableFuture<Integer> submitReadFile(IoExecutor executor, Request r) {
         r.position = 0;
-        OpFuture<Integer> f = new OpFuture<>(executor.backend, r, r.generation(), executor.futureExecutor);
+        OpFuture<Integer> f = new OpFuture<>(executor, r, r.generation());
         r.target = f;
         FileIoEvents.begin(r, executor.backend.name());
         executor.backend.submit(r);
@@ -272,7 +273,7 @@ public final class AsyncFile implements AutoCloseable {
         if (r == null) {
             return CompletableFuture.failedFuture(closed());
         }
-        OpFuture<T> f = new OpFuture<>(backend, r, r.generation(), executor.futureExecutor);
+        OpFuture<T> f = new OpFuture<>(executor, r, r.generation());
         r.target = f;
         FileIoEvents.begin(r, backend.name());
         backend.submit(r);
@@ -610,7 +611,7 @@ public final class AsyncFile implements AutoCloseable {
                 closeFuture = CompletableFuture.completedFuture(null);
                 return closeFuture;
             }
-            CompletableFuture<Void> done = new CloseFuture(backend, executor.futureExecutor);
+            CompletableFuture<Void> done = new CloseFuture(executor);
             closeFuture = done;
             Request r = backend.acquire();
             r.kind = Request.CLOSE;
@@ -637,8 +638,8 @@ public final class AsyncFile implements AutoCloseable {
     static final class CloseFuture extends OpFuture<Void> {
         final CompletableFuture<Void> settled = new CompletableFuture<>();
 
-        CloseFuture(IoBackend backend, Handoff completer) {
-            super(backend, null, 0, completer);
+        CloseFuture(IoExecutor executor) {
+            super(executor, null, 0);
         }
     }
 
@@ -664,6 +665,7 @@ public final class AsyncFile implements AutoCloseable {
             // wait for that executor to run the future's completion, which may be queued behind the stage itself
             f = c.settled;
         }
+        Waits.spin(f, executor.waitSpinNanos);
         try {
             f.join();
         } catch (CompletionException e) {

@@ -49,7 +49,7 @@ final class Copies {
         if (!in.isOpen() || !out.isOpen()) {
             return CompletableFuture.failedFuture(new ClosedChannelException());
         }
-        OpFuture<Long> result = new OpFuture<>(from.executor.backend, null, 0, from.executor.futureExecutor);
+        OpFuture<Long> result = new OpFuture<>(from.executor, null, 0);
         if (count == 0) {
             result.deliver(() -> result.complete(0L));
             return result;

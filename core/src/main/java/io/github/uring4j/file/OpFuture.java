@@ -2,6 +2,7 @@ package io.github.uring4j.file;
 
 import io.github.uring4j.engine.IoBackend;
 import io.github.uring4j.engine.Request;
+import io.github.uring4j.engine.Waits;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -12,7 +13,8 @@ import java.util.concurrent.TimeoutException;
  * {@link CompletableFuture} promises, and asks the backend to cancel the operation ({@code IORING_OP_ASYNC_CANCEL} on
  * io_uring); the library keeps the buffer until the kernel's own completion arrives. Waiting for it on an event loop
  * thread ({@link #join()}, {@link #get()}) would stop the loop that has to complete it: that call fails at once with
- * {@link IllegalStateException} instead.
+ * {@link IllegalStateException} instead. On a platform thread they spin for a while before they park
+ * ({@link IoExecutor.Builder#waitSpinMicros}).
  */
 class OpFuture<T> extends CompletableFuture<T> {
     private final IoBackend backend;
@@ -20,17 +22,24 @@ class OpFuture<T> extends CompletableFuture<T> {
     private final int generation;
     /** Where the operation's end completes this future ({@link IoExecutor.Builder#futureExecutor}); null: the loop. */
     private final Handoff completer;
+    /** How long {@link #join()} and {@link #get()} spin before they park ({@link Waits}). */
+    private final long spinNanos;
 
-    OpFuture(IoBackend backend, Request request, int generation, Handoff completer) {
+    OpFuture(IoExecutor executor, Request request, int generation) {
+        this(executor.backend, request, generation, executor.futureExecutor, executor.waitSpinNanos);
+    }
+
+    private OpFuture(IoBackend backend, Request request, int generation, Handoff completer, long spinNanos) {
         this.backend = backend;
         this.request = request;
         this.generation = generation;
         this.completer = completer;
+        this.spinNanos = spinNanos;
     }
 
     /** A derived stage: it knows the loops, but has no operation to cancel. */
-    OpFuture(IoBackend backend) {
-        this(backend, null, 0, null);
+    private OpFuture(OpFuture<?> from) {
+        this(from.backend, null, 0, null, from.spinNanos);
     }
 
     /** The hand-off to the executor the builder named; null: futures complete on the loop. */
@@ -71,23 +80,26 @@ class OpFuture<T> extends CompletableFuture<T> {
     @Override
     public T join() {
         checkMayWait();
+        Waits.spin(this, spinNanos);
         return super.join();
     }
 
     @Override
     public T get() throws InterruptedException, ExecutionException {
         checkMayWait();
+        Waits.spin(this, spinNanos);
         return super.get();
     }
 
     @Override
     public T get(long timeout, TimeUnit unit) throws InterruptedException, ExecutionException, TimeoutException {
         checkMayWait();
+        Waits.spin(this, Math.min(spinNanos, unit.toNanos(timeout)));
         return super.get(timeout, unit);
     }
 
     @Override
     public <U> CompletableFuture<U> newIncompleteFuture() {
-        return new OpFuture<>(backend);
+        return new OpFuture<>(this);
     }
 }

@@ -5,6 +5,7 @@ import io.github.uring4j.engine.FileHandle;
 import io.github.uring4j.engine.IoBackend;
 import io.github.uring4j.engine.Memory;
 import io.github.uring4j.engine.Request;
+import io.github.uring4j.engine.Waits;
 import io.github.uring4j.file.IoExecutor;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -476,6 +477,7 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
         @Override
         public V get(long timeout, TimeUnit unit) throws InterruptedException, ExecutionException, TimeoutException {
             long deadline = System.nanoTime() + unit.toNanos(timeout);
+            Waits.spin(this, Math.min(Waits.DEFAULT_NANOS, unit.toNanos(timeout)));
             waiter = Thread.currentThread();
             try {
                 while (state.get() == PENDING) {

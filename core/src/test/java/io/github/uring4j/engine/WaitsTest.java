@@ -1,0 +1,124 @@
+package io.github.uring4j.engine;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The spin before a wait parks ({@link Waits}): which threads spin, how failed spins make a thread spin on fewer of its
+ * waits and a successful one on more, and the property that sets the default. Each test runs on a thread of its own,
+ * whose state starts empty. No test asserts a duration: it asserts what the thread's state says it did.
+ */
+class WaitsTest {
+    private static int[] on(Runnable r) throws InterruptedException {
+        AtomicReference<int[]> state = new AtomicReference<>();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread t = new Thread(() -> {
+            try {
+                r.run();
+                state.set(Waits.state());
+            } catch (Throwable e) {
+                failure.set(e);
+            }
+        });
+        t.start();
+        t.join();
+        if (failure.get() != null) {
+            throw new AssertionError(failure.get());
+        }
+        return state.get();
+    }
+
+    @Test
+    void spinsThatFailDoubleThePauseUpTo256WaitsAndThePausedWaitsDoNotSpin() throws InterruptedException {
+        CompletableFuture<Void> never = new CompletableFuture<>();
+        assertArrayEquals(new int[] {1, 1}, on(() -> Waits.spin(never, 1_000)));
+        // failed spin: pause 1; the next wait passes without a spin; the one after fails again: pause 2
+        assertArrayEquals(new int[] {2, 2}, on(() -> {
+            Waits.spin(never, 1_000);
+            Waits.spin(never, 1_000);
+            assertArrayEquals(new int[] {0, 1}, Waits.state(), "the paused wait does not spin");
+            Waits.spin(never, 1_000);
+        }));
+        assertArrayEquals(new int[] {Waits.MAX_PAUSE, Waits.MAX_PAUSE}, on(() -> {
+            for (int i = 0; i < 2_000; i++) {
+                Waits.spin(never, 1_000);
+            }
+            int[] s = Waits.state();
+            while (s[0] > 0) {
+                Waits.spin(never, 1_000);
+                s = Waits.state();
+            }
+            Waits.spin(never, 1_000); // the next failure past the largest pause keeps it there
+        }));
+    }
+
+    @Test
+    void aSpinThatSeesTheResultHalvesThePause() throws InterruptedException {
+        CompletableFuture<Void> never = new CompletableFuture<>();
+        int[] s = on(() -> {
+            for (int i = 0; i < 3; i++) { // three failures: pauses 1, 2 and 4, each waited out
+                Waits.spin(never, 1_000);
+                while (Waits.state()[0] > 0) {
+                    Waits.spin(never, 1_000);
+                }
+            }
+            assertEquals(4, Waits.state()[1]);
+            CompletableFuture<Void> soon = new CompletableFuture<>();
+            CountDownLatch spinning = new CountDownLatch(1);
+            Thread completer = new Thread(() -> {
+                try {
+                    spinning.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                soon.complete(null);
+            });
+            completer.start();
+            spinning.countDown();
+            Waits.spin(soon, 60_000_000_000L); // returns when the other thread completes it
+            assertTrue(soon.isDone());
+        });
+        assertArrayEquals(new int[] {0, 2}, s);
+    }
+
+    @Test
+    void virtualAndInterruptedThreadsAndDoneFuturesAndZeroDoNotSpin() throws InterruptedException {
+        CompletableFuture<Void> never = new CompletableFuture<>();
+        AtomicReference<int[]> virtual = new AtomicReference<>();
+        Thread v = Thread.ofVirtual().start(() -> {
+            Waits.spin(never, 60_000_000_000L); // would take a minute if it spun
+            virtual.set(Waits.state());
+        });
+        v.join();
+        assertArrayEquals(new int[] {0, 0}, virtual.get());
+        assertArrayEquals(new int[] {0, 0}, on(() -> {
+            Thread.currentThread().interrupt();
+            Waits.spin(never, 60_000_000_000L);
+            assertTrue(Thread.interrupted(), "the interrupt stays for the wait to throw");
+        }));
+        assertArrayEquals(new int[] {0, 0}, on(() -> Waits.spin(CompletableFuture.completedFuture(1), 60_000_000_000L)));
+        assertArrayEquals(new int[] {0, 0}, on(() -> Waits.spin(never, 0)));
+        assertArrayEquals(new int[] {0, 0}, on(() -> Waits.spin(never, -5)));
+        assertFalse(never.isDone());
+    }
+
+    @Test
+    void thePropertyIsMicrosecondsFromZeroToOneSecond() {
+        assertEquals(50_000, Waits.parseMicros(null));
+        assertEquals(50_000, Waits.parseMicros(" "));
+        assertEquals(0, Waits.parseMicros("0"));
+        assertEquals(7_000, Waits.parseMicros(" 7 "));
+        assertEquals(1_000_000_000L, Waits.parseMicros("1000000"));
+        assertEquals(-1, Waits.parseMicros("1000001"));
+        assertEquals(-1, Waits.parseMicros("-1"));
+        assertEquals(-1, Waits.parseMicros("fast"));
+        assertEquals(-1, Waits.parseMicros("99999999999999999999"));
+    }
+}
