@@ -301,6 +301,12 @@ public final class ReportCommand implements Callable<Integer> {
             for (Section s : ChildRun.jmh(dir, "SyncWriteBenchmark", jmhArgs, childLimit)) {
                 add(sections, s);
             }
+            // 8. one operation at a time from one thread: the async APIs' hand-offs, awaited one by one
+            List<String> oneArgs = new ArrayList<>(quick ? List.of("-f", "0", "-wi", "0", "-i", "1", "-r", "200ms")
+                    : List.of("-wi", "1", "-w", "500ms", "-i", "3", "-r", "500ms"));
+            for (Section s : ChildRun.jmh(dir, "OneAtATimeBenchmark", oneArgs, childLimit)) {
+                add(sections, s);
+            }
         } finally {
             if (!keepData) {
                 deleteTree(dir);

@@ -63,6 +63,16 @@ public final class Targets {
         add(out, "synced 4 KiB log records, writeAndSync 8 in flight (one thread) vs write + force(false) from 8 threads",
                 ratio(find(sections, sync, "asyncWriteAndSyncEightInFlight", null),
                         find(sections, sync, "channelWriteForceEightThreads", null)), 1.0);
+        Predicate<Section> one = s -> s.title.startsWith("JMH OneAtATimeBenchmark");
+        add(out, "one cached 4 KiB read at a time from a platform thread: AsyncFile read + join() vs the JDK's"
+                + " AsynchronousFileChannel read + get()", ratio(find(sections, one, "readAsyncFile", null),
+                        find(sections, one, "readJdkAsynchronousFileChannel", null)), 1.0);
+        add(out, "one cached 4 KiB read at a time from a platform thread: uring4j's AsynchronousFileChannel vs the JDK's",
+                ratio(find(sections, one, "readUringAsynchronousFileChannel", null),
+                        find(sections, one, "readJdkAsynchronousFileChannel", null)), 1.0);
+        add(out, "one file at a time from a platform thread, open + 4 KiB read + close: AsyncFile vs the JDK's"
+                + " AsynchronousFileChannel", ratio(find(sections, one, "openReadCloseAsyncFile", null),
+                        find(sections, one, "openReadCloseJdkAsynchronousFileChannel", null)), 1.0);
         Predicate<Section> drop = s -> s.title.startsWith("FileChannel drop-in");
         add(out, "drop-in FileChannel, cached 4 KiB random read, 1 thread, direct buffer, vs the JDK's FileChannel",
                 ratio(find(sections, drop, "dropin", null), find(sections, drop, "channel", null)), 1.2);
