@@ -63,9 +63,9 @@ public final class Waits {
 
     /**
      * Spins until {@code f} is done or {@code nanos} have passed, on a platform thread whose recent spins did not
-     * fail too often; returns at once on a virtual thread, on an interrupted one (whose wait throws at once), with
-     * {@code nanos} 0, or when {@code f} is done. The caller then waits as it would have (parks when {@code f} is still
-     * not done).
+     * fail too often; returns at once on a virtual thread, on an interrupted one (whose wait then throws at once), with
+     * {@code nanos} 0, or when {@code f} is done. An interrupt during the spin ends it as a failed one. The caller then
+     * waits as it would have (parks when {@code f} is still not done).
      */
     public static void spin(Future<?> f, long nanos) {
         Thread t = Thread.currentThread();
@@ -84,7 +84,7 @@ public final class Waits {
                 s[1] >>= 1;
                 return;
             }
-        } while (System.nanoTime() - end < 0);
+        } while (System.nanoTime() - end < 0 && !t.isInterrupted());
         s[1] = Math.min(MAX_PAUSE, Math.max(1, 2 * s[1]));
         s[0] = s[1];
     }

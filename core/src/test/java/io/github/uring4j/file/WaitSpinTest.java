@@ -90,6 +90,19 @@ class WaitSpinTest {
             t.start();
             t.join();
             assertTrue(thrown.get() instanceof InterruptedException, String.valueOf(thrown.get()));
+            // interrupted while it waits (spinning or parked): it throws, as a parked wait does
+            CompletableFuture<Throwable> second = new CompletableFuture<>();
+            Thread w = new Thread(() -> {
+                try {
+                    never.get();
+                    second.complete(null);
+                } catch (Throwable e) {
+                    second.complete(e);
+                }
+            });
+            w.start();
+            w.interrupt();
+            assertTrue(second.get(30, TimeUnit.SECONDS) instanceof InterruptedException);
             assertFalse(never.isDone());
             f.close(); // the read fails with the close, which the spinning close waits for
             CompletionException e = assertThrows(CompletionException.class, never::join);
