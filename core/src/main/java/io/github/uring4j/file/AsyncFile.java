@@ -131,7 +131,8 @@ public final class AsyncFile implements AutoCloseable {
     }
 
     /**
-     * Opens {@code path} with {@code IORING_OP_OPENAT} (or {@code open(2)} on the threads backend). Takes the
+     * Opens {@code path} with {@code IORING_OP_OPENAT} (or {@code open(2)} on the threads backend; an open that creates
+     * or truncates is made by an idle loop itself, see {@link IoExecutor.Builder#inlineWriteMax}). Takes the
      * {@link StandardOpenOption}s (without {@code APPEND}, which positional writes cannot honour;
      * {@code READ} when neither {@code READ} nor {@code WRITE} is given), {@link LinkOption#NOFOLLOW_LINKS}, and
      * {@link FileOption}s. Files are created with mode 0666 minus the umask.

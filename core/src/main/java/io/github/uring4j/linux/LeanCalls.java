@@ -239,6 +239,15 @@ public final class LeanCalls {
         }
     }
 
+    /** {@code fcntl(fd, F_SETFL, flags)}: the status flags ({@code O_NONBLOCK}, {@code O_APPEND}, ...) of an open file. */
+    public static int setStatusFlags(MemorySegment capture, int fd, int flags) {
+        try {
+            return result((int) DUP.MH.invokeExact(capture, fd, Uapi.F_SETFL, flags), capture);
+        } catch (Throwable t) {
+            throw linkage(t);
+        }
+    }
+
     public static int unlink(MemorySegment capture, MemorySegment path) {
         try {
             return result((int) UNLINK.MH.invokeExact(capture, path), capture);

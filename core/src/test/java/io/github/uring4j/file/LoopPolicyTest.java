@@ -4,6 +4,7 @@ import static io.github.uring4j.file.TestFiles.failure;
 import static io.github.uring4j.file.TestFiles.get;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -46,6 +47,10 @@ class LoopPolicyTest {
         return ((UringBackend) io.backend).inlineSyncs();
     }
 
+    private static long inlineOpens(IoExecutor io) {
+        return ((UringBackend) io.backend).inlineOpens();
+    }
+
     private static long blocked(IoExecutor io) {
         return io.backend.stats().slowLoopCalls();
     }
@@ -72,6 +77,101 @@ class LoopPolicyTest {
             assertArrayEquals(expect, Files.readAllBytes(p));
             // force, two writeAndSync and force again, each alone on the loop
             assertEquals(4, inlineSyncs(io), "syncs made by the loop");
+        }
+    }
+
+    @Test
+    void createsAndTruncatesOfAnIdleLoopAreMadeByTheLoopWithTheRingsResults() throws Exception {
+        try (IoExecutor io = UringExecutorTest.uring().loops(1).build()) {
+            Path p = dir.resolve("made");
+            try (AsyncFile f = get(AsyncFile.open(io, p, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE))) {
+                assertEquals(5, get(f.write(ByteBuffer.allocateDirect(5).put(0, "hello".getBytes()), 0)));
+            }
+            assertEquals(1, inlineOpens(io));
+            assertArrayEquals("hello".getBytes(), Files.readAllBytes(p));
+            assertInstanceOf(java.nio.file.FileAlreadyExistsException.class,
+                    failure(AsyncFile.open(io, p, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)));
+            try (AsyncFile f = get(AsyncFile.open(io, p, StandardOpenOption.TRUNCATE_EXISTING,
+                    StandardOpenOption.WRITE))) {
+                assertEquals(0L, get(f.size()));
+            }
+            assertInstanceOf(java.nio.file.NoSuchFileException.class, failure(AsyncFile.open(io,
+                    dir.resolve("no").resolve("such"), StandardOpenOption.CREATE, StandardOpenOption.WRITE)));
+            assertEquals(4, inlineOpens(io), "the failed opens were the loop's too");
+            get(AsyncFile.open(io, p, StandardOpenOption.READ)).close(); // neither creates nor truncates: the ring's
+            assertEquals(4, inlineOpens(io));
+        }
+        try (IoExecutor io = UringExecutorTest.uring().loops(1).inlineWriteMax(0).build()) {
+            get(AsyncFile.open(io, dir.resolve("ring-made"), StandardOpenOption.CREATE, StandardOpenOption.WRITE))
+                    .close();
+            assertTrue(Files.exists(dir.resolve("ring-made")));
+            assertEquals(0, inlineOpens(io), "inlineWriteMax(0): every open through the ring");
+        }
+    }
+
+    /** For each descriptor of this process open on {@code p}: whether its O_NONBLOCK flag is set (/proc/self/fdinfo). */
+    private static java.util.List<Boolean> nonBlocking(Path p) throws java.io.IOException {
+        java.util.List<Boolean> out = new java.util.ArrayList<>();
+        try (java.util.stream.Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
+            for (Path fd : fds.toList()) {
+                Path target;
+                try {
+                    target = Files.readSymbolicLink(fd);
+                } catch (java.io.IOException gone) {
+                    continue; // closed meanwhile (the listing's own descriptor)
+                }
+                if (!target.equals(p)) {
+                    continue;
+                }
+                for (String line : Files.readAllLines(Path.of("/proc/self/fdinfo", fd.getFileName().toString()))) {
+                    if (line.startsWith("flags:")) {
+                        out.add((Integer.parseInt(line.substring(6).trim(), 8) & 04000) != 0);
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The loop opens without blocking (O_NONBLOCK) and turns the flag off again: the descriptor of a FIFO it opened for
+     * reading and writing has the flag off, and its read waits for the bytes written after it; a FIFO opened for
+     * writing only, whose reader is not there yet, goes to the ring's worker, which waits for the reader.
+     */
+    @Test
+    void aFifoOpenedByTheLoopWaitsAsOpen2Makes() throws Exception {
+        Path fifo = TestFiles.fifo(dir, "fifo-rw");
+        try (IoExecutor io = UringExecutorTest.uring().loops(1).build();
+                AsyncFile f = get(AsyncFile.open(io, fifo, StandardOpenOption.CREATE, StandardOpenOption.READ,
+                        StandardOpenOption.WRITE))) {
+            assertEquals(1, inlineOpens(io));
+            assertEquals(java.util.List.of(false), nonBlocking(fifo), "O_NONBLOCK of the descriptors open on the FIFO");
+            ByteBuffer b = ByteBuffer.allocateDirect(5);
+            CompletableFuture<Integer> r = f.read(b, 0);
+            awaitInFlight(io, 1);
+            try (java.nio.channels.FileChannel w = java.nio.channels.FileChannel.open(fifo, StandardOpenOption.WRITE)) {
+                w.write(ByteBuffer.wrap("bytes".getBytes()));
+            }
+            assertEquals(5, get(r));
+            byte[] got = new byte[5];
+            b.flip().get(got);
+            assertArrayEquals("bytes".getBytes(), got);
+        }
+        Path lonely = TestFiles.fifo(dir, "fifo-w");
+        try (IoExecutor io = UringExecutorTest.uring().loops(1).build()) {
+            CompletableFuture<AsyncFile> w = AsyncFile.open(io, lonely, StandardOpenOption.CREATE,
+                    StandardOpenOption.WRITE);
+            awaitInFlight(io, 1);
+            assertFalse(w.isDone(), "a FIFO opened for writing only waits for its reader");
+            try (java.nio.channels.FileChannel reader = java.nio.channels.FileChannel.open(lonely,
+                    StandardOpenOption.READ); AsyncFile writer = get(w)) {
+                assertEquals(3, get(writer.write(ByteBuffer.allocateDirect(3).put(0, "abc".getBytes()), 0)));
+                ByteBuffer in = ByteBuffer.allocate(3);
+                while (in.hasRemaining() && reader.read(in) >= 0) {
+                    // a FIFO may hand the bytes over in pieces
+                }
+                assertArrayEquals("abc".getBytes(), in.array());
+            }
         }
     }
 

@@ -300,8 +300,13 @@ final class Encoder {
     private void open(Slot s, Request r) {
         OpenSpec spec = r.open;
         switch (s.stage) {
-            case OPEN_PATH -> count(ring.nextSqe().openat(At.FDCWD, s.path(spec), spec.flags() | OpenFlag.CLOEXEC,
-                    0666), s, Slot.MAIN);
+            case OPEN_PATH -> {
+                if (loop.inline.open(s, spec.flags(), s.path(spec))) {
+                    return;
+                }
+                count(ring.nextSqe().openat(At.FDCWD, s.path(spec), spec.flags() | OpenFlag.CLOEXEC, 0666), s,
+                        Slot.MAIN);
+            }
             case OPEN_WAITING -> count(ring.nextSqe().openat(At.FDCWD, s.path(spec), spec.flags() | OpenFlag.CLOEXEC,
                     0666).flags(SqeFlag.ASYNC), s, Slot.MAIN);
             case OPEN_DETAILS -> {

@@ -15,6 +15,7 @@ final class LoopStats {
     private static final VarHandle INLINE_WRITES;
     private static final VarHandle INLINE_BLOCKED;
     private static final VarHandle INLINE_SYNCS;
+    private static final VarHandle INLINE_OPENS;
 
     static {
         try {
@@ -26,6 +27,7 @@ final class LoopStats {
             INLINE_WRITES = l.findVarHandle(LoopStats.class, "inlineWrites", long.class);
             INLINE_BLOCKED = l.findVarHandle(LoopStats.class, "inlineBlocked", long.class);
             INLINE_SYNCS = l.findVarHandle(LoopStats.class, "inlineSyncs", long.class);
+            INLINE_OPENS = l.findVarHandle(LoopStats.class, "inlineOpens", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -39,6 +41,7 @@ final class LoopStats {
     private long inlineWrites;
     private long inlineBlocked;
     private long inlineSyncs;
+    private long inlineOpens;
 
     /** Loop thread: slots in use now. */
     void inFlight(int n) {
@@ -68,6 +71,16 @@ final class LoopStats {
     /** Loop thread: one more {@code fsync}/{@code fdatasync} made by the idle loop itself (see {@link InlineWrites}). */
     void inlineSyncOne() {
         INLINE_SYNCS.setOpaque(this, inlineSyncs + 1);
+    }
+
+    /** Loop thread: one more open that creates or truncates, made by the idle loop itself (see {@link InlineWrites}). */
+    void inlineOpenOne() {
+        INLINE_OPENS.setOpaque(this, inlineOpens + 1);
+    }
+
+    /** Opens the loop made itself. */
+    long inlineOpens() {
+        return (long) INLINE_OPENS.getOpaque(this);
     }
 
     /** Syncs the loop made itself. */

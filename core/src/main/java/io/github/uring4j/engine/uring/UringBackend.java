@@ -373,6 +373,15 @@ public final class UringBackend implements IoBackend {
         return n;
     }
 
+    /** Opens that create or truncate which the idle loops made themselves instead of through the ring (tests). */
+    public long inlineOpens() {
+        long n = 0;
+        for (EventLoop l : loops) {
+            n += l.stats.inlineOpens();
+        }
+        return n;
+    }
+
     /** The loop threads (tests). */
     public Thread[] threads() {
         Thread[] t = new Thread[loops.length];
