@@ -360,8 +360,9 @@ public final class IoExecutor implements AutoCloseable {
          * comes, and its next request costs the loop one: on the development machine (2-core VM) a cached 4 KiB read
          * awaited with {@code join()} took 18 µs parked and 1.2 µs spinning, an open 20 µs against 2.4, a close 19
          * against 1.7, and one thread made 441k reads/s instead of 50k. A thread whose spins the operations outlast
-         * (reads from the device, syncs) spins on fewer and fewer of its waits, down to one in 257. Virtual threads
-         * never spin: they would hold their carrier.
+         * (reads from the device, syncs) spins on fewer and fewer of its waits, down to one in 257, and no more
+         * threads spin at once than one fewer than the cores (at least one). Virtual threads never spin: they would
+         * hold their carrier.
          */
         public Builder waitSpinMicros(long micros) {
             if (micros < 0 || micros > Waits.MAX_MICROS) {

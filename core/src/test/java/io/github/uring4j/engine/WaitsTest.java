@@ -15,6 +15,11 @@ import org.junit.jupiter.api.Test;
  * whose state starts empty. No test asserts a duration: it asserts what the thread's state says it did.
  */
 class WaitsTest {
+    /** Spins with no bound on the threads spinning at once: another test's thread cannot take this one's turn. */
+    private static void spin(java.util.concurrent.Future<?> f, long nanos) {
+        Waits.spin(f, nanos, Integer.MAX_VALUE);
+    }
+
     /** A future that is done from its third look on: a result that lands while the waiter spins. */
     private static final class DoneOnThirdLook extends CompletableFuture<Void> {
         int looks;
@@ -47,24 +52,24 @@ class WaitsTest {
     @Test
     void spinsThatFailDoubleThePauseUpTo256WaitsAndThePausedWaitsDoNotSpin() throws InterruptedException {
         CompletableFuture<Void> never = new CompletableFuture<>();
-        assertArrayEquals(new int[] {1, 1}, on(() -> Waits.spin(never, 1_000)));
+        assertArrayEquals(new int[] {1, 1}, on(() -> spin(never, 1_000)));
         // failed spin: pause 1; the next wait passes without a spin; the one after fails again: pause 2
         assertArrayEquals(new int[] {2, 2}, on(() -> {
-            Waits.spin(never, 1_000);
-            Waits.spin(never, 1_000);
+            spin(never, 1_000);
+            spin(never, 1_000);
             assertArrayEquals(new int[] {0, 1}, Waits.state(), "the paused wait does not spin");
-            Waits.spin(never, 1_000);
+            spin(never, 1_000);
         }));
         assertArrayEquals(new int[] {Waits.MAX_PAUSE, Waits.MAX_PAUSE}, on(() -> {
             for (int i = 0; i < 2_000; i++) {
-                Waits.spin(never, 1_000);
+                spin(never, 1_000);
             }
             int[] s = Waits.state();
             while (s[0] > 0) {
-                Waits.spin(never, 1_000);
+                spin(never, 1_000);
                 s = Waits.state();
             }
-            Waits.spin(never, 1_000); // the next failure past the largest pause keeps it there
+            spin(never, 1_000); // the next failure past the largest pause keeps it there
         }));
     }
 
@@ -73,14 +78,14 @@ class WaitsTest {
         CompletableFuture<Void> never = new CompletableFuture<>();
         int[] s = on(() -> {
             for (int i = 0; i < 3; i++) { // three failures: pauses 1, 2 and 4, each waited out
-                Waits.spin(never, 1_000);
+                spin(never, 1_000);
                 while (Waits.state()[0] > 0) {
-                    Waits.spin(never, 1_000);
+                    spin(never, 1_000);
                 }
             }
             assertEquals(4, Waits.state()[1]);
             DoneOnThirdLook soon = new DoneOnThirdLook();
-            Waits.spin(soon, 60_000_000_000L); // returns when it sees the result: the third look
+            spin(soon, 60_000_000_000L); // returns when it sees the result: the third look
             assertEquals(3, soon.looks);
         });
         assertArrayEquals(new int[] {0, 2}, s);
@@ -91,20 +96,28 @@ class WaitsTest {
         CompletableFuture<Void> never = new CompletableFuture<>();
         AtomicReference<int[]> virtual = new AtomicReference<>();
         Thread v = Thread.ofVirtual().start(() -> {
-            Waits.spin(never, 60_000_000_000L); // would take a minute if it spun
+            spin(never, 60_000_000_000L); // would take a minute if it spun
             virtual.set(Waits.state());
         });
         v.join();
         assertArrayEquals(new int[] {0, 0}, virtual.get());
         assertArrayEquals(new int[] {0, 0}, on(() -> {
             Thread.currentThread().interrupt();
-            Waits.spin(never, 60_000_000_000L);
+            spin(never, 60_000_000_000L);
             assertTrue(Thread.interrupted(), "the interrupt stays for the wait to throw");
         }));
-        assertArrayEquals(new int[] {0, 0}, on(() -> Waits.spin(CompletableFuture.completedFuture(1), 60_000_000_000L)));
-        assertArrayEquals(new int[] {0, 0}, on(() -> Waits.spin(never, 0)));
-        assertArrayEquals(new int[] {0, 0}, on(() -> Waits.spin(never, -5)));
+        assertArrayEquals(new int[] {0, 0}, on(() -> spin(CompletableFuture.completedFuture(1), 60_000_000_000L)));
+        assertArrayEquals(new int[] {0, 0}, on(() -> spin(never, 0)));
+        assertArrayEquals(new int[] {0, 0}, on(() -> spin(never, -5)));
         assertFalse(never.isDone());
+    }
+
+    @Test
+    void aThreadPastTheBoundOnSpinnersParksAtOnceAndKeepsItsState() throws InterruptedException {
+        CompletableFuture<Void> never = new CompletableFuture<>();
+        // no room: the wait returns at once (a spin of a minute would otherwise fail the test's timeout)
+        assertArrayEquals(new int[] {0, 0}, on(() -> Waits.spin(never, 60_000_000_000L, 0)));
+        assertTrue(Waits.MAX_SPINNERS >= 1, "one thread at least may spin");
     }
 
     @Test
