@@ -301,11 +301,11 @@ final class Encoder {
         OpenSpec spec = r.open;
         switch (s.stage) {
             case OPEN_PATH -> {
-                if (loop.inline.open(s, spec.flags(), s.path(spec))) {
+                MemorySegment path = s.path(spec);
+                if (loop.inline.open(s, spec.flags(), path)) {
                     return;
                 }
-                count(ring.nextSqe().openat(At.FDCWD, s.path(spec), spec.flags() | OpenFlag.CLOEXEC, 0666), s,
-                        Slot.MAIN);
+                count(ring.nextSqe().openat(At.FDCWD, path, spec.flags() | OpenFlag.CLOEXEC, 0666), s, Slot.MAIN);
             }
             case OPEN_WAITING -> count(ring.nextSqe().openat(At.FDCWD, s.path(spec), spec.flags() | OpenFlag.CLOEXEC,
                     0666).flags(SqeFlag.ASYNC), s, Slot.MAIN);
