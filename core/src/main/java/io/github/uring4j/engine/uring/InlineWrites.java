@@ -209,12 +209,17 @@ final class InlineWrites {
         int fd;
         try {
             fd = LeanCalls.open(capture, path, flags | Uapi.O_CLOEXEC | Uapi.O_NONBLOCK, 0666);
-            if (fd >= 0 && (flags & Uapi.O_NONBLOCK) == 0) {
-                LeanCalls.setStatusFlags(capture, fd, flags); // cannot fail for flags the open itself took
-            }
         } catch (IllegalStateException | LinkageError e) {
             unavailable = true;
             return false;
+        }
+        if (fd >= 0 && (flags & Uapi.O_NONBLOCK) == 0) {
+            try {
+                LeanCalls.setStatusFlags(capture, fd, flags); // cannot fail for flags the open itself took
+            } catch (IllegalStateException | LinkageError e) {
+                // The file is open (maybe created): it is the open's result all the same, its flag left on.
+                unavailable = true;
+            }
         }
         long t1 = System.nanoTime();
         if (t1 - t0 > BLOCKED_NANOS) {
