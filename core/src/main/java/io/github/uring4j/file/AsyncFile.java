@@ -36,7 +36,8 @@ import java.util.concurrent.CompletionException;
  * result box cached for sizes that are multiples of 512 up to 1 MiB). Completions run on the executor's loop
  * thread (or a worker of the threads backend): do not block there. Waiting for a future with {@code join()} or
  * {@code get()} on a loop thread fails at once with {@link IllegalStateException}, since the loop could never
- * complete it.
+ * complete it; on any other platform thread it spins for up to 50 µs before it parks
+ * ({@link IoExecutor.Builder#waitSpinMicros}), which saves the wake-ups of an operation awaited one at a time.
  *
  * <h2>Buffers</h2>
  * The kernel never writes into memory that may be freed before the operation ends, whatever the caller does with
