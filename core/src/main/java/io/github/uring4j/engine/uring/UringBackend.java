@@ -330,7 +330,7 @@ public final class UringBackend implements IoBackend {
             queued += l.stats.queued();
             completed += l.stats.completed();
             overflows += l.cqOverflows();
-            loopCalls += l.stats.inlineWrites() + l.stats.inlineSyncs();
+            loopCalls += l.stats.inlineWrites() + l.stats.inlineSyncs() + l.stats.inlineOpens();
             slow += l.stats.inlineBlocked();
         }
         return new io.github.uring4j.engine.BackendStats(loops.length, inFlight, queued, completed, overflows, loopCalls,
