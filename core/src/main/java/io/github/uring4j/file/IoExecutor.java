@@ -412,8 +412,9 @@ public final class IoExecutor implements AutoCloseable {
          * made by an idle loop too, where io_uring would give each to an io-wq worker: an {@code AsyncFile} open +
          * close that creates took 78-96 µs through the worker and 13-19 µs made by the loop (the JDK's
          * {@code FileChannel}: 2-14 µs). Such an open asks for {@code O_NONBLOCK} (a FIFO without its reader, a file
-         * under a lease: the ring's worker then waits) and has it turned off once the file is open. With 0 the loop
-         * makes no blocking call for writes, syncs or opens.
+         * under a lease: the ring's worker then waits) and has it turned off once the file is open. So are the
+         * {@code statx} calls of {@link AsyncFile#size()} (1.1-1.5 µs awaited one at a time, against 3.9-4.1 through
+         * the worker). With 0 the loop makes no blocking call for writes, syncs, sizes or opens.
          */
         public Builder inlineWriteMax(int bytes) {
             if (bytes < 0) {

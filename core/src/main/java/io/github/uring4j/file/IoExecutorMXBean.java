@@ -31,9 +31,9 @@ public interface IoExecutorMXBean {
     long getCqOverflows();
 
     /**
-     * Writes, syncs and opens the event loops made themselves instead of through the ring (buffered writes on file
-     * systems that cannot take them without blocking, such as ext4; syncs, and opens that create or truncate, of an
-     * idle loop; see {@link IoExecutor.Builder#inlineWriteMax}). 0 on the threads backend.
+     * Writes, syncs, sizes and opens the event loops made themselves instead of through the ring (buffered writes on
+     * file systems that cannot take them without blocking, such as ext4; syncs, sizes, and opens that create or
+     * truncate, of an idle loop; see {@link IoExecutor.Builder#inlineWriteMax}). 0 on the threads backend.
      */
     long getLoopCalls();
 

@@ -47,6 +47,10 @@ class LoopPolicyTest {
         return ((UringBackend) io.backend).inlineSyncs();
     }
 
+    private static long inlineSizes(IoExecutor io) {
+        return ((UringBackend) io.backend).inlineSizes();
+    }
+
     private static long inlineOpens(IoExecutor io) {
         return ((UringBackend) io.backend).inlineOpens();
     }
@@ -106,6 +110,30 @@ class LoopPolicyTest {
                     .close();
             assertTrue(Files.exists(dir.resolve("ring-made")));
             assertEquals(0, inlineOpens(io), "inlineWriteMax(0): every open through the ring");
+        }
+    }
+
+    @Test
+    void sizesOfAnIdleLoopAreAskedByTheLoopAndAgreeWithTheRings() throws Exception {
+        for (int max : new int[] {1 << 20, 0}) {
+            try (IoExecutor io = UringExecutorTest.uring().loops(1).inlineWriteMax(max).build()) {
+                Path p = dir.resolve("sized" + max);
+                Files.write(p, new byte[12345]);
+                Path fifo = TestFiles.fifo(dir, "sized-fifo" + max);
+                try (AsyncFile f = get(AsyncFile.open(io, p, StandardOpenOption.READ, StandardOpenOption.WRITE));
+                        AsyncFile q = get(AsyncFile.open(io, fifo, StandardOpenOption.READ,
+                                StandardOpenOption.WRITE))) {
+                    assertEquals(12345L, get(f.size()));
+                    get(f.truncate(100));
+                    assertEquals(100L, get(f.size()));
+                    assertEquals(5, get(f.write(ByteBuffer.allocateDirect(5), 1 << 20)));
+                    assertEquals((1L << 20) + 5, get(f.size()));
+                    assertEquals(0L, get(q.size()), "a FIFO's size, as statx gives it");
+                    f.close();
+                    assertInstanceOf(java.nio.channels.ClosedChannelException.class, failure(f.size()));
+                }
+                assertEquals(max == 0 ? 0 : 4, inlineSizes(io), "sizes the loop asked itself, inlineWriteMax " + max);
+            }
         }
     }
 

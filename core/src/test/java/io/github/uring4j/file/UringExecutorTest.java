@@ -514,8 +514,10 @@ class UringExecutorTest {
     }
 
     /**
-     * Nothing blocking runs on a loop thread: opens with O_DIRECT and a registered slot, size, truncate (also
-     * without IORING_OP_FTRUNCATE, as before Linux 6.9), close and delete-on-close go through the ring or a helper.
+     * No blocking call goes through the loop's system calls: opens with O_DIRECT and a registered slot, size, truncate
+     * (also without IORING_OP_FTRUNCATE, as before Linux 6.9), close and delete-on-close go through the ring, a helper,
+     * or the few calls an idle loop makes itself by design (writes, syncs, sizes, opens that create or truncate: see
+     * {@code InlineWrites} and {@code LoopPolicyTest}), which never wait for another thread.
      */
     @Test
     void noBlockingSystemCallRunsOnALoopThread() throws Exception {

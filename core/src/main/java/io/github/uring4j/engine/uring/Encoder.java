@@ -254,8 +254,8 @@ final class Encoder {
         Sqe e = switch (r.kind) {
             case Request.FSYNC -> loop.inline.fsync(s, r, f) ? null : ring.nextSqe().fsync(t, !r.metaData);
             // By descriptor, never by path: a registered file keeps its descriptor too.
-            case Request.SIZE -> ring.nextSqe().statx(f.fd, EMPTY_PATH, At.EMPTY_PATH, Statx.STATX_SIZE,
-                    s.statx.segment());
+            case Request.SIZE -> loop.inline.size(s, f) ? null : ring.nextSqe().statx(f.fd, EMPTY_PATH, At.EMPTY_PATH,
+                    Statx.STATX_SIZE, s.statx.segment());
             case Request.TRUNCATE -> {
                 if (!loop.ftruncateOp) {
                     truncateOffLoop(s, f, r.arg);

@@ -16,6 +16,7 @@ final class LoopStats {
     private static final VarHandle INLINE_BLOCKED;
     private static final VarHandle INLINE_SYNCS;
     private static final VarHandle INLINE_OPENS;
+    private static final VarHandle INLINE_SIZES;
 
     static {
         try {
@@ -28,6 +29,7 @@ final class LoopStats {
             INLINE_BLOCKED = l.findVarHandle(LoopStats.class, "inlineBlocked", long.class);
             INLINE_SYNCS = l.findVarHandle(LoopStats.class, "inlineSyncs", long.class);
             INLINE_OPENS = l.findVarHandle(LoopStats.class, "inlineOpens", long.class);
+            INLINE_SIZES = l.findVarHandle(LoopStats.class, "inlineSizes", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -42,6 +44,7 @@ final class LoopStats {
     private long inlineBlocked;
     private long inlineSyncs;
     private long inlineOpens;
+    private long inlineSizes;
 
     /** Loop thread: slots in use now. */
     void inFlight(int n) {
@@ -81,6 +84,16 @@ final class LoopStats {
     /** Opens the loop made itself. */
     long inlineOpens() {
         return (long) INLINE_OPENS.getOpaque(this);
+    }
+
+    /** Loop thread: one more {@code statx} for a size, made by the idle loop itself (see {@link InlineWrites}). */
+    void inlineSizeOne() {
+        INLINE_SIZES.setOpaque(this, inlineSizes + 1);
+    }
+
+    /** Sizes the loop asked of the kernel itself. */
+    long inlineSizes() {
+        return (long) INLINE_SIZES.getOpaque(this);
     }
 
     /** Syncs the loop made itself. */

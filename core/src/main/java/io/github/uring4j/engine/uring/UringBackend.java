@@ -330,7 +330,7 @@ public final class UringBackend implements IoBackend {
             queued += l.stats.queued();
             completed += l.stats.completed();
             overflows += l.cqOverflows();
-            loopCalls += l.stats.inlineWrites() + l.stats.inlineSyncs() + l.stats.inlineOpens();
+            loopCalls += l.stats.inlineWrites() + l.stats.inlineSyncs() + l.stats.inlineOpens() + l.stats.inlineSizes();
             slow += l.stats.inlineBlocked();
         }
         return new io.github.uring4j.engine.BackendStats(loops.length, inFlight, queued, completed, overflows, loopCalls,
@@ -378,6 +378,15 @@ public final class UringBackend implements IoBackend {
         long n = 0;
         for (EventLoop l : loops) {
             n += l.stats.inlineOpens();
+        }
+        return n;
+    }
+
+    /** Sizes ({@code statx}) the idle loops asked of the kernel themselves instead of through the ring (tests). */
+    public long inlineSizes() {
+        long n = 0;
+        for (EventLoop l : loops) {
+            n += l.stats.inlineSizes();
         }
         return n;
     }
