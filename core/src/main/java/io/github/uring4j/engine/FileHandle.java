@@ -29,6 +29,10 @@ public abstract class FileHandle {
     public final int offAlign;
     private final IoBackend backend;
     private final AtomicInteger state = new AtomicInteger(OPEN);
+    /** Calls a client makes on its own thread with the descriptor now ({@link #tryPin}). */
+    private final AtomicInteger pins = new AtomicInteger();
+    /** What a client's own read of the file may be: 0 not known yet, 1 a regular file, 2 not one (see {@link #callerReads}). */
+    private volatile int callerReads;
     /** Completed by {@link #markClosed()} once someone waits for it ({@link #whenClosed}); guarded by this. */
     private java.util.concurrent.CompletableFuture<Void> closedSignal;
     /** Why the backend closed the file on its own (its event loop failed), or null. */
@@ -63,6 +67,44 @@ public abstract class FileHandle {
     /** The descriptor is closed (or handed to the kernel to close). */
     public boolean isClosed() {
         return state.get() == CLOSED;
+    }
+
+    /**
+     * Keeps the descriptor from being closed while the calling thread makes one system call with it that cannot block
+     * (a read with {@code RWF_NOWAIT}); false once the file is closing, when the call must not be made. Every
+     * {@code tryPin} that returned true is followed by one {@link #unpin}.
+     */
+    public boolean tryPin() {
+        pins.incrementAndGet();
+        if (state.get() != OPEN) {
+            pins.decrementAndGet();
+            return false;
+        }
+        return true;
+    }
+
+    public void unpin() {
+        pins.decrementAndGet();
+    }
+
+    /**
+     * Backend, closing the descriptor (after {@link #beginClose()}): waits until no client call holds it. Each holds it
+     * for one call that does not block, so the wait is that call's time at most; a descriptor closed meanwhile could be
+     * given to another open, and the call would read that file.
+     */
+    public void awaitUnpinned() {
+        while (pins.get() > 0) {
+            Thread.onSpinWait();
+        }
+    }
+
+    /** 0: not known whether the caller's own reads may be tried; 1: they may; 2: they may not. */
+    public int callerReads() {
+        return callerReads;
+    }
+
+    public void callerReads(int how) {
+        callerReads = how;
     }
 
     /** Stops new requests; true for the one caller that starts the close. */

@@ -55,6 +55,19 @@ public interface IoBackend {
     /** Requests in the kernel or on a worker right now. */
     int inFlight();
 
+    /**
+     * True when a client may make a read that cannot block ({@code RWF_NOWAIT}) on its own thread first, with the
+     * descriptor pinned ({@link FileHandle#tryPin}), and hand the request over only when that read could not do it: the
+     * backend then waits for such reads before it closes a descriptor.
+     */
+    default boolean takesCallerReads() {
+        return false;
+    }
+
+    /** A request the client completed on its own thread ({@link #takesCallerReads}): counted as completed. */
+    default void callerReadDone() {
+    }
+
     /** The counters now (monitoring). */
     BackendStats stats();
 

@@ -282,6 +282,17 @@ public final class AsyncFile implements AutoCloseable {
         return f;
     }
 
+    /** A read's future: made on this thread when the page cache has it all ({@link CallerReads}), else by a loop. */
+    private CompletableFuture<Integer> read(Request r) {
+        if (r != null) {
+            OpFuture<Integer> done = CallerReads.tryRead(this, r);
+            if (done != null) {
+                return done;
+            }
+        }
+        return future(r);
+    }
+
     private <A> void handler(Request r, A attachment, CompletionHandler<?, ? super A> handler) {
         if (handler == null) {
             if (r != null) {
@@ -335,7 +346,7 @@ public final class AsyncFile implements AutoCloseable {
 
     /** Reads into {@code dst} from {@code position}: bytes read, or -1 at end of file. */
     public CompletableFuture<Integer> read(ByteBuffer dst, long position) {
-        return future(transfer(Request.READ, dst, position, false, null));
+        return read(transfer(Request.READ, dst, position, false, null));
     }
 
     /** As {@link #read(ByteBuffer, long)}, failing with InterruptedByTimeoutException after {@code timeout}. */
@@ -356,7 +367,7 @@ public final class AsyncFile implements AutoCloseable {
 
     /** Reads into all of {@code dst}: bytes read, or -1 at end of file. */
     public CompletableFuture<Integer> read(MemorySegment dst, long position) {
-        return future(transfer(Request.READ, dst, position, false, null));
+        return read(transfer(Request.READ, dst, position, false, null));
     }
 
     public CompletableFuture<Integer> read(MemorySegment dst, long position, Duration timeout) {

@@ -83,6 +83,8 @@ public final class IoExecutor implements AutoCloseable {
     final Handoff futureExecutor;
     /** How long a platform thread waiting for one of its futures spins before it parks ({@link Waits}). */
     final long waitSpinNanos;
+    /** Reads of futures are tried on the caller's thread first ({@link CallerReads}). */
+    final boolean callerReads;
     final BouncePool bounces = new BouncePool();
     private final String fallbackReason;
     private final String name;
@@ -93,6 +95,7 @@ public final class IoExecutor implements AutoCloseable {
         this.name = b.name != null ? b.name : "uring4j-" + EXECUTORS.incrementAndGet();
         this.futureExecutor = Handoff.to(b.futureExecutor);
         this.waitSpinNanos = b.waitSpinNanos;
+        this.callerReads = b.callerReads;
         EngineConfig c = new EngineConfig();
         c.want = switch (b.backend == null ? Backend.AUTO : b.backend) {
             case AUTO -> EngineConfig.Want.AUTO;
@@ -293,6 +296,7 @@ public final class IoExecutor implements AutoCloseable {
         private int setupFlags;
         private long spinMicros = 20;
         private long waitSpinNanos = Waits.DEFAULT_NANOS;
+        private boolean callerReads = true;
         private int inFlightLimit = 256;
         private int registeredFiles = 256;
         private int inlineWriteMax = 1 << 20;
@@ -369,6 +373,21 @@ public final class IoExecutor implements AutoCloseable {
                 throw new IllegalArgumentException("waitSpinMicros must be 0.." + Waits.MAX_MICROS + ": " + micros);
             }
             this.waitSpinNanos = micros * 1000L;
+            return this;
+        }
+
+        /**
+         * Whether a read awaited through its future ({@link AsyncFile#read(ByteBuffer, long)},
+         * {@link AsyncFile#read(java.lang.foreign.MemorySegment, long)}) is first made on the caller's own thread with
+         * {@code RWF_NOWAIT}, which takes the bytes from the page cache or refuses at once (default true). When the page
+         * cache has all of it, the future is complete when {@code read} returns, and no loop was involved; otherwise a
+         * loop reads as before. Regular files only, not {@code O_DIRECT}, not {@code readFully}, at most 256 KiB, never
+         * on a loop thread; on the io_uring backend. On the development machine a cached 4 KiB read awaited one at a
+         * time took 1.2-1.3 µs through the loop with the caller spinning, 18-20 µs with it parked, and up to
+         * milliseconds after the loop had slept; false sends every read to a loop.
+         */
+        public Builder callerReads(boolean callerReads) {
+            this.callerReads = callerReads;
             return this;
         }
 

@@ -157,6 +157,7 @@ final class Closer {
             f.closingBecause(why);
         }
         f.beginClose();
+        f.awaitUnpinned();
         loop.sys.close(f.fd);
         f.markClosed();
         if (f.deleteOnClose) {

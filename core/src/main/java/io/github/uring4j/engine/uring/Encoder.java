@@ -386,6 +386,7 @@ final class Encoder {
         if (s.stage != CLOSE_SYSCALLS) {
             throw new IllegalStateException("close stage " + s.stage);
         }
+        f.awaitUnpinned(); // a client's read on its own thread (AsyncFile) ends before its descriptor may go
         if (f.fixedSlot >= 0) {
             count(ring.nextSqe().closeFixed(f.fixedSlot), s, Slot.MAIN);
         }

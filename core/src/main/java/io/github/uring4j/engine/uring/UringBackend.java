@@ -31,6 +31,8 @@ public final class UringBackend implements IoBackend {
     private final EventLoop[] loops;
     private final RequestPool requests;
     private final AtomicInteger next = new AtomicInteger();
+    /** Reads clients completed on their own threads ({@link #takesCallerReads}). */
+    private final java.util.concurrent.atomic.LongAdder callerReads = new java.util.concurrent.atomic.LongAdder();
     private volatile boolean open = true;
     private volatile ExecutorService blocking;
 
@@ -318,10 +320,25 @@ public final class UringBackend implements IoBackend {
     }
 
     @Override
+    public boolean takesCallerReads() {
+        return open && config.resultFilter == null; // a filter (tests) sees every result: the loops make every read
+    }
+
+    @Override
+    public void callerReadDone() {
+        callerReads.increment();
+    }
+
+    /** Reads clients completed on their own threads (tests). */
+    public long callerReads() {
+        return callerReads.sum();
+    }
+
+    @Override
     public io.github.uring4j.engine.BackendStats stats() {
         int inFlight = 0;
         int queued = 0;
-        long completed = 0;
+        long completed = callerReads.sum();
         long overflows = 0;
         long loopCalls = 0;
         long slow = 0;

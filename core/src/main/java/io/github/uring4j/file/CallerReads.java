@@ -1,0 +1,110 @@
+package io.github.uring4j.file;
+
+import io.github.uring4j.engine.FileHandle;
+import io.github.uring4j.engine.IoBackend;
+import io.github.uring4j.engine.Request;
+import io.github.uring4j.linux.Errno;
+import io.github.uring4j.linux.LeanCalls;
+import io.github.uring4j.linux.Statx;
+import io.github.uring4j.linux.Uapi;
+import io.github.uring4j.ring.StatxBuffer;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * A read the caller's own thread makes first ({@link IoExecutor.Builder#callerReads}): {@code preadv2} with
+ * {@code RWF_NOWAIT}, which takes the bytes from the page cache or says {@code EAGAIN} at once and never waits for the
+ * device. When it moved the whole read (or found the end of the file), the future is completed right there;
+ * otherwise the request goes to the loop as it would have, and reads everything again.
+ *
+ * <p>Every operation through a loop costs two wake-ups when the threads on either side sleep: the loop's, for the
+ * request, and the caller's, for the result. On the development machine (2-core VM) that was 18-20 µs for a cached
+ * 4 KiB read with the caller parked, 1.2-1.3 µs with it spinning ({@link IoExecutor.Builder#waitSpinMicros}), and
+ * 84 µs to 3.4 ms after the loop had slept 100-300 ms; the JDK's {@code FileChannel} read, made on the caller's
+ * thread, took 0.6 µs.
+ *
+ * <p>Only regular files (a pipe's reads must keep their order with those waiting in the loop), not {@code O_DIRECT}
+ * (the device, not the page cache, serves those), not {@code readFully}, not on a loop thread (its requests run on
+ * it anyway), and at most {@link #MAX} bytes. The descriptor is pinned for the call ({@link FileHandle#tryPin}): a
+ * close waits for the call to end before the descriptor goes, so the call never reads a descriptor that another
+ * open was given meanwhile.
+ */
+final class CallerReads {
+    /** Longest read tried here: a close waits for one such read at most. */
+    static final int MAX = 256 * 1024;
+    private static final int UNKNOWN = 0;
+    private static final int REGULAR = 1;
+    private static final int NEVER = 2;
+
+    /** Per thread: the memory the calls need. */
+    private static final class Scratch {
+        final MemorySegment capture;
+        final MemorySegment iov;
+        final MemorySegment empty;
+        final StatxBuffer statx;
+
+        Scratch() {
+            Arena a = Arena.ofAuto();
+            capture = LeanCalls.allocateCapture(a);
+            iov = a.allocate(16, 8);
+            empty = a.allocateFrom("");
+            statx = StatxBuffer.allocate(a);
+        }
+    }
+
+    private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
+
+    private CallerReads() {
+    }
+
+    /**
+     * Makes {@code r} (a read built for {@code file}, not submitted) here when the page cache holds all of it: its
+     * completed future, or null when {@code r} must be submitted as usual.
+     */
+    static OpFuture<Integer> tryRead(AsyncFile file, Request r) {
+        FileHandle h = file.handle;
+        IoBackend b = file.executor.backend;
+        if (!file.executor.callerReads || r.fully || r.length <= 0 || r.length > MAX || h.direct
+                || h.callerReads() == NEVER || !b.takesCallerReads() || b.mustNotBlock(Thread.currentThread())) {
+            return null;
+        }
+        if (!h.tryPin()) {
+            return null; // closing: the loop says so
+        }
+        long n;
+        try {
+            Scratch sc = SCRATCH.get();
+            if (h.callerReads() == UNKNOWN) {
+                int st = LeanCalls.statx(sc.capture, h.fd, sc.empty, Uapi.AT_EMPTY_PATH, Statx.STATX_TYPE,
+                        sc.statx.segment());
+                boolean regular = st == 0 && sc.statx.isRegularFile();
+                h.callerReads(regular ? REGULAR : NEVER);
+                if (!regular) {
+                    return null;
+                }
+            }
+            sc.iov.set(ValueLayout.JAVA_LONG, 0, r.address);
+            sc.iov.set(ValueLayout.JAVA_LONG, 8, r.length);
+            n = LeanCalls.preadv2(sc.capture, h.fd, sc.iov, 1, r.position, Uapi.RWF_NOWAIT);
+        } catch (IllegalStateException | LinkageError e) {
+            h.callerReads(NEVER); // the calls cannot be made here: the loops read
+            return null;
+        } finally {
+            h.unpin();
+        }
+        if (n == -Errno.EOPNOTSUPP) {
+            h.callerReads(NEVER); // a file system without RWF_NOWAIT reads
+            return null;
+        }
+        if (n != r.length && n != 0) {
+            return null; // EAGAIN, a part of it, or an error: the loop's read says what it is
+        }
+        OpFuture<Integer> f = new OpFuture<>(file.executor, r, r.generation());
+        r.target = f;
+        FileIoEvents.begin(r, b.name());
+        b.callerReadDone();
+        r.succeed(n == 0 ? -1 : n);
+        return f;
+    }
+}

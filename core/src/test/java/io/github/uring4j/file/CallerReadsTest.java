@@ -1,0 +1,240 @@
+package io.github.uring4j.file;
+
+import static io.github.uring4j.file.TestFiles.failure;
+import static io.github.uring4j.file.TestFiles.get;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.uring4j.engine.uring.UringBackend;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.nio.channels.AsynchronousCloseException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Reads made on the caller's own thread first ({@link IoExecutor.Builder#callerReads}): the same bytes, results and
+ * buffer positions as the loop's, only where they may be made, and never from a descriptor a close gave away.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class CallerReadsTest {
+    @TempDir
+    Path dir;
+
+    private static long callerReads(IoExecutor io) {
+        return ((UringBackend) io.backend).callerReads();
+    }
+
+    @Test
+    void cachedReadsIntoEveryKindOfMemoryAreMadeHereWithTheLoopsResults() throws Exception {
+        byte[] data = TestFiles.pattern(1 << 20, 11);
+        Path p = dir.resolve("data");
+        Files.write(p, data); // in the page cache now
+        try (IoExecutor io = UringExecutorTest.uring().build();
+                AsyncFile f = get(AsyncFile.open(io, p, StandardOpenOption.READ));
+                Arena shared = Arena.ofShared();
+                BufferPool pool = BufferPool.builder().bufferSize(4096).count(2).build()) {
+            SplittableRandom r = new SplittableRandom(3);
+            for (int i = 0; i < 500; i++) {
+                int off = r.nextInt(data.length - 4096);
+                byte[] want = Arrays.copyOfRange(data, off, off + 4096);
+                byte[] got = new byte[4096];
+                switch (i % 5) {
+                    case 0 -> {
+                        ByteBuffer b = ByteBuffer.allocateDirect(4096);
+                        assertEquals(4096, get(f.read(b, off)));
+                        assertEquals(4096, b.position(), "the buffer advanced by the bytes read");
+                        b.flip().get(got);
+                    }
+                    case 1 -> {
+                        ByteBuffer b = ByteBuffer.allocate(4096 + 7).position(7);
+                        assertEquals(4096, get(f.read(b, off)));
+                        assertEquals(4096 + 7, b.position());
+                        System.arraycopy(b.array(), 7, got, 0, 4096);
+                    }
+                    case 2 -> {
+                        MemorySegment s = Arena.ofAuto().allocate(4096);
+                        assertEquals(4096, get(f.read(s, off)));
+                        MemorySegment.copy(s, ValueLayout.JAVA_BYTE, 0, got, 0, 4096);
+                    }
+                    case 3 -> {
+                        MemorySegment s = shared.allocate(4096);
+                        assertEquals(4096, get(f.read(s, off)));
+                        MemorySegment.copy(s, ValueLayout.JAVA_BYTE, 0, got, 0, 4096);
+                    }
+                    default -> {
+                        ByteBuffer b = pool.acquireBuffer();
+                        try {
+                            assertEquals(4096, get(f.read(b, off)));
+                            b.flip().get(got);
+                        } finally {
+                            pool.release(b);
+                        }
+                    }
+                }
+                assertArrayEquals(want, got, "read " + i + " at " + off);
+            }
+            assertEquals(500, callerReads(io), "every read was made on this thread");
+            // at the end: -1, as the loop says it
+            assertEquals(-1, get(f.read(ByteBuffer.allocateDirect(10), data.length)));
+            assertEquals(501, callerReads(io));
+            // across the end: a part only, so the loop reads it all and says how much
+            ByteBuffer tail = ByteBuffer.allocateDirect(100);
+            assertEquals(40, get(f.read(tail, data.length - 40)));
+            assertEquals(40, tail.position());
+            assertEquals(501, callerReads(io));
+        }
+    }
+
+    @Test
+    void readsThatMustGoToTheLoopGoThere() throws Exception {
+        byte[] data = TestFiles.pattern(1 << 20, 12);
+        Path p = dir.resolve("data");
+        Files.write(p, data);
+        try (IoExecutor io = UringExecutorTest.uring().callerReads(false).build();
+                AsyncFile f = get(AsyncFile.open(io, p, StandardOpenOption.READ))) {
+            assertEquals(4096, get(f.read(ByteBuffer.allocateDirect(4096), 0)));
+            assertEquals(0, callerReads(io), "callerReads(false)");
+        }
+        try (IoExecutor io = UringExecutorTest.uring().build();
+                AsyncFile f = get(AsyncFile.open(io, p, StandardOpenOption.READ))) {
+            assertEquals(4096, get(f.readFully(ByteBuffer.allocateDirect(4096), 0)));
+            ByteBuffer big = ByteBuffer.allocateDirect(CallerReads.MAX + 4096);
+            assertEquals(big.capacity(), get(f.read(big, 0)));
+            assertEquals(0, callerReads(io), "readFully, and a read over " + CallerReads.MAX + " bytes");
+            // a read issued by a completion, on the loop: the loop makes it
+            CompletableFuture<Integer> onLoop = new CompletableFuture<>();
+            f.read(ByteBuffer.allocateDirect(16), 0, null, new java.nio.channels.CompletionHandler<Integer, Object>() {
+                @Override
+                public void completed(Integer n, Object a) {
+                    f.read(ByteBuffer.allocateDirect(16), 16).whenComplete((m, e) -> {
+                        if (e != null) {
+                            onLoop.completeExceptionally(e);
+                        } else {
+                            onLoop.complete(m);
+                        }
+                    });
+                }
+
+                @Override
+                public void failed(Throwable e, Object a) {
+                    onLoop.completeExceptionally(e);
+                }
+            });
+            assertEquals(16, get(onLoop));
+            assertEquals(0, callerReads(io), "a read issued on the loop thread");
+        }
+        Path fifo = TestFiles.fifo(dir, "fifo");
+        try (IoExecutor io = UringExecutorTest.uring().build();
+                AsyncFile q = get(AsyncFile.open(io, fifo, StandardOpenOption.READ, StandardOpenOption.WRITE))) {
+            ByteBuffer b = ByteBuffer.allocateDirect(3);
+            CompletableFuture<Integer> r = q.read(b, 0);
+            assertFalse(r.isDone(), "a FIFO's read waits in the loop, in order with the others");
+            try (java.nio.channels.FileChannel w = java.nio.channels.FileChannel.open(fifo, StandardOpenOption.WRITE)) {
+                w.write(ByteBuffer.wrap("abc".getBytes()));
+            }
+            assertEquals(3, get(r));
+            assertEquals(0, callerReads(io), "not a regular file");
+        }
+        try (IoExecutor io = UringExecutorTest.uring().build();
+                AsyncFile d = get(AsyncFile.open(io, p, StandardOpenOption.READ, FileOption.DIRECT))) {
+            MemorySegment s = Arena.ofAuto().allocate(4096, 4096);
+            assertEquals(4096, get(d.read(s, 0)));
+            assertEquals(0, callerReads(io), "O_DIRECT");
+        } catch (FileIOException e) {
+            org.junit.jupiter.api.Assumptions.assumeTrue(false, "O_DIRECT not supported here: " + e);
+        }
+    }
+
+    /**
+     * Reader threads (platform and virtual) read the file another thread keeps closing and replacing with a file of
+     * other bytes, so that the next open is likely given the descriptor number just closed. Every read that succeeds
+     * holds the bytes of the file it was asked of; the others fail as reads of a closed file do.
+     */
+    @Test
+    void aCloseRacingCallerReadsNeverHandsThemAnotherFilesDescriptor() throws Exception {
+        int files = 4;
+        Path[] paths = new Path[files];
+        byte[][] contents = new byte[files][];
+        for (int i = 0; i < files; i++) {
+            paths[i] = dir.resolve("f" + i);
+            contents[i] = TestFiles.pattern(64 * 1024, 100 + i);
+            Files.write(paths[i], contents[i]);
+        }
+        record Open(AsyncFile file, int id) {
+        }
+        try (IoExecutor io = UringExecutorTest.uring().build()) {
+            AtomicReference<Open> current = new AtomicReference<>(new Open(get(AsyncFile.open(io, paths[0],
+                    StandardOpenOption.READ)), 0));
+            AtomicReference<Throwable> wrong = new AtomicReference<>();
+            AtomicLong good = new AtomicLong();
+            AtomicLong closed = new AtomicLong();
+            java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+            Runnable reader = () -> {
+                SplittableRandom r = new SplittableRandom(Thread.currentThread().threadId());
+                ByteBuffer b = ByteBuffer.allocateDirect(4096);
+                byte[] got = new byte[4096];
+                while (!stop.get() && wrong.get() == null) {
+                    Open o = current.get();
+                    int off = r.nextInt(64 * 1024 - 4096);
+                    b.clear();
+                    try {
+                        int n = o.file().read(b, off).join();
+                        b.flip().get(got);
+                        if (n != 4096 || !Arrays.equals(got, 0, 4096, contents[o.id()], off, off + 4096)) {
+                            wrong.compareAndSet(null, new AssertionError("read of file " + o.id() + " at " + off
+                                    + " returned " + n + " bytes that are not its own"));
+                        }
+                        good.incrementAndGet();
+                    } catch (CompletionException e) {
+                        if (e.getCause() instanceof ClosedChannelException
+                                || e.getCause() instanceof AsynchronousCloseException) {
+                            closed.incrementAndGet();
+                        } else {
+                            wrong.compareAndSet(null, e);
+                        }
+                    } catch (Throwable e) {
+                        wrong.compareAndSet(null, e);
+                    }
+                }
+            };
+            Thread[] readers = {new Thread(reader), new Thread(reader), Thread.ofVirtual().start(reader)};
+            readers[0].start();
+            readers[1].start();
+            for (int cycle = 1; cycle <= 3000 && wrong.get() == null; cycle++) {
+                int id = cycle % files;
+                Open next = new Open(get(AsyncFile.open(io, paths[id], StandardOpenOption.READ)), id);
+                Open old = current.getAndSet(next);
+                old.file().close();
+            }
+            stop.set(true);
+            for (Thread t : readers) {
+                t.join();
+            }
+            current.get().file().close();
+            if (wrong.get() != null) {
+                throw new AssertionError(wrong.get());
+            }
+            assertTrue(good.get() > 0, "reads succeeded: " + good.get() + ", closed under them: " + closed.get());
+            assertTrue(callerReads(io) > 0, "reads made on the readers' threads");
+            assertTrue(failure(current.get().file().read(ByteBuffer.allocateDirect(1), 0))
+                    instanceof ClosedChannelException);
+        }
+    }
+}
