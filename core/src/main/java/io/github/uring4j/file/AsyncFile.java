@@ -1,5 +1,6 @@
 package io.github.uring4j.file;
 
+import io.github.uring4j.engine.CallerReads;
 import io.github.uring4j.engine.Completion;
 import io.github.uring4j.engine.FileHandle;
 import io.github.uring4j.engine.IoBackend;
@@ -282,12 +283,19 @@ public final class AsyncFile implements AutoCloseable {
         return f;
     }
 
-    /** A read's future: made on this thread when the page cache has it all ({@link CallerReads}), else by a loop. */
+    /**
+     * A read's future: made on this thread when the page cache has it all ({@link CallerReads},
+     * {@link IoExecutor.Builder#callerReads}), else by a loop.
+     */
     private CompletableFuture<Integer> read(Request r) {
-        if (r != null) {
-            OpFuture<Integer> done = CallerReads.tryRead(this, r);
-            if (done != null) {
-                return done;
+        if (r != null && executor.callerReads) {
+            long n = CallerReads.tryRead(handle, backend, r);
+            if (n >= 0) {
+                OpFuture<Integer> f = new OpFuture<>(executor, r, r.generation());
+                r.target = f;
+                FileIoEvents.begin(r, backend.name());
+                r.succeed(n == 0 ? -1 : n); // as the loop ends it (-1 at the end of the file)
+                return f;
             }
         }
         return future(r);

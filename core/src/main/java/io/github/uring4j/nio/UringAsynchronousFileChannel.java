@@ -1,5 +1,6 @@
 package io.github.uring4j.nio;
 
+import io.github.uring4j.engine.CallerReads;
 import io.github.uring4j.engine.Completion;
 import io.github.uring4j.engine.FileHandle;
 import io.github.uring4j.engine.IoBackend;
@@ -184,6 +185,15 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
             op.fail(new java.nio.channels.AsynchronousCloseException());
             return;
         }
+        if (read && op.isFuture()) {
+            // the future of a read the page cache holds: made here (see CallerReads), no hand-over to a loop
+            long n = CallerReads.tryRead(h, backend, r);
+            if (n >= 0) {
+                Counters.CALLER_CALLS.increment();
+                r.succeed(n == 0 ? -1 : n);
+                return;
+            }
+        }
         op.request = r;
         op.generation = r.generation();
         op.backend = backend;
@@ -197,7 +207,9 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
         if (error != null) {
             op.fail(JdkErrors.fromEngine(error));
         } else {
-            Counters.BYTES_READ.add(value);
+            if (value > 0) {
+                Counters.BYTES_READ.add(value);
+            }
             op.succeed(value == 0 ? -1 : (int) value);
         }
     };
@@ -381,6 +393,11 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
             this.handler = handler;
             this.attachment = attachment;
             this.executor = executor;
+        }
+
+        /** A {@code Future} for its caller, not a handler's operation. */
+        boolean isFuture() {
+            return handler == null;
         }
 
         @SuppressWarnings("unchecked")

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.uring4j.engine.CallerReads;
 import io.github.uring4j.engine.uring.UringBackend;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -236,5 +237,68 @@ class CallerReadsTest {
             assertTrue(failure(current.get().file().read(ByteBuffer.allocateDirect(1), 0))
                     instanceof ClosedChannelException);
         }
+    }
+    /**
+     * uring4j's {@code AsynchronousFileChannel} makes the reads of its futures the same way: the right bytes, -1 at
+     * the end, and a channel closed and replaced under its readers never hands them another file's bytes.
+     */
+    @Test
+    void theDropInAsynchronousChannelsFutureReadsToo() throws Exception {
+        byte[][] contents = {TestFiles.pattern(64 * 1024, 7), TestFiles.pattern(64 * 1024, 8)};
+        Path[] paths = {dir.resolve("a0"), dir.resolve("a1")};
+        for (int i = 0; i < 2; i++) {
+            Files.write(paths[i], contents[i]);
+        }
+        record Open(java.nio.channels.AsynchronousFileChannel ch, int id) {
+        }
+        AtomicReference<Open> current = new AtomicReference<>(new Open(
+                io.github.uring4j.nio.UringFiles.newAsynchronousFileChannel(paths[0], StandardOpenOption.READ), 0));
+        ByteBuffer end = ByteBuffer.allocate(8);
+        assertEquals(-1, current.get().ch().read(end, 64 * 1024).get());
+        AtomicReference<Throwable> wrong = new AtomicReference<>();
+        AtomicLong good = new AtomicLong();
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        Runnable reader = () -> {
+            SplittableRandom r = new SplittableRandom(Thread.currentThread().threadId());
+            ByteBuffer b = ByteBuffer.allocate(4096);
+            while (!stop.get() && wrong.get() == null) {
+                Open o = current.get();
+                int off = r.nextInt(64 * 1024 - 4096);
+                b.clear();
+                try {
+                    int n = o.ch().read(b, off).get();
+                    if (n != 4096 || !Arrays.equals(b.array(), 0, 4096, contents[o.id()], off, off + 4096)) {
+                        wrong.compareAndSet(null, new AssertionError("read of file " + o.id() + " at " + off
+                                + " returned " + n + " bytes that are not its own"));
+                    }
+                    good.incrementAndGet();
+                } catch (java.util.concurrent.ExecutionException e) {
+                    if (!(e.getCause() instanceof ClosedChannelException)) {
+                        wrong.compareAndSet(null, e);
+                    }
+                } catch (Throwable e) {
+                    wrong.compareAndSet(null, e);
+                }
+            }
+        };
+        long before = io.github.uring4j.nio.UringFiles.statistics().callerCalls();
+        Thread[] readers = {new Thread(reader), Thread.ofVirtual().start(reader)};
+        readers[0].start();
+        for (int cycle = 1; cycle <= 2000 && wrong.get() == null; cycle++) {
+            int id = cycle % 2;
+            Open old = current.getAndSet(new Open(io.github.uring4j.nio.UringFiles.newAsynchronousFileChannel(paths[id],
+                    StandardOpenOption.READ), id));
+            old.ch().close();
+        }
+        stop.set(true);
+        for (Thread t : readers) {
+            t.join();
+        }
+        current.get().ch().close();
+        if (wrong.get() != null) {
+            throw new AssertionError(wrong.get());
+        }
+        assertTrue(good.get() > 0, "reads succeeded: " + good.get());
+        assertTrue(io.github.uring4j.nio.UringFiles.statistics().callerCalls() > before, "reads made by the readers");
     }
 }

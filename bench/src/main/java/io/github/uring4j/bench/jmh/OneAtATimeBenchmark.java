@@ -28,12 +28,14 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * One operation at a time, each awaited before the next, from one platform thread: a cached 4 KiB random read, and a
- * whole open + 4 KiB read + close of one file. The async APIs hand every operation to another thread and back, so
- * here they pay the wake-ups that keeping many operations in flight hides: {@code AsyncFile} awaited with
- * {@code join()} (the waiting thread spins for a while before it parks, {@code IoExecutor.Builder.waitSpinMicros})
- * and the same with the spin turned off ({@code Parked}), uring4j's {@code AsynchronousFileChannel}, the JDK's
- * {@code AsynchronousFileChannel} (its own thread pool) and, for scale, the JDK's {@code FileChannel}, which makes the
- * call on the caller's thread. Every block is checked: each 8-byte word of the file holds its own offset.
+ * whole open + 4 KiB read + close of one file. The async APIs hand operations to another thread and back, so here
+ * they pay the wake-ups that keeping many operations in flight hides. {@code AsyncFile} awaited with {@code join()}
+ * as it comes (its reads first tried on the caller's thread, {@code IoExecutor.Builder.callerReads}; a wait spins
+ * before it parks, {@code waitSpinMicros}); the same with every read through the loop ({@code ThroughLoop}); and
+ * through the loop with the spin turned off ({@code Parked}). Beside them uring4j's {@code AsynchronousFileChannel},
+ * the JDK's {@code AsynchronousFileChannel} (its own thread pool) and, for scale, the JDK's {@code FileChannel},
+ * which makes the call on the caller's thread. Every block is checked: each 8-byte word of the file holds its own
+ * offset.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -47,8 +49,10 @@ public class OneAtATimeBenchmark {
 
     private Path file;
     private IoExecutor spinning;
+    private IoExecutor throughLoop;
     private IoExecutor parked;
     private AsyncFile spinningFile;
+    private AsyncFile throughLoopFile;
     private AsyncFile parkedFile;
     private AsynchronousFileChannel jdkAsync;
     private AsynchronousFileChannel uringAsync;
@@ -62,8 +66,10 @@ public class OneAtATimeBenchmark {
     public void setup() throws IOException {
         file = OffsetPatternFile.create("uring4j-one", FILE_SIZE);
         spinning = IoExecutor.builder().loops(1).name("jmh-spinning").build();
-        parked = IoExecutor.builder().loops(1).waitSpinMicros(0).name("jmh-parked").build();
+        throughLoop = IoExecutor.builder().loops(1).callerReads(false).name("jmh-through-loop").build();
+        parked = IoExecutor.builder().loops(1).callerReads(false).waitSpinMicros(0).name("jmh-parked").build();
         spinningFile = AsyncFile.open(spinning, file, StandardOpenOption.READ).join();
+        throughLoopFile = AsyncFile.open(throughLoop, file, StandardOpenOption.READ).join();
         parkedFile = AsyncFile.open(parked, file, StandardOpenOption.READ).join();
         jdkAsync = AsynchronousFileChannel.open(file, StandardOpenOption.READ);
         uringAsync = UringFiles.newAsynchronousFileChannel(file, StandardOpenOption.READ);
@@ -105,6 +111,11 @@ public class OneAtATimeBenchmark {
     }
 
     @Benchmark
+    public long readAsyncFileThroughLoop() {
+        return checked(throughLoopFile.read(next(), offset).join());
+    }
+
+    @Benchmark
     public long readAsyncFileParked() {
         return checked(parkedFile.read(next(), offset).join());
     }
@@ -142,11 +153,13 @@ public class OneAtATimeBenchmark {
     @TearDown(Level.Trial)
     public void tearDown() throws IOException {
         spinningFile.close();
+        throughLoopFile.close();
         parkedFile.close();
         jdkAsync.close();
         uringAsync.close();
         channel.close();
         spinning.close();
+        throughLoop.close();
         parked.close();
         Files.deleteIfExists(file);
     }

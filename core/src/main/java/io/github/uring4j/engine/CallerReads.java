@@ -1,8 +1,5 @@
-package io.github.uring4j.file;
+package io.github.uring4j.engine;
 
-import io.github.uring4j.engine.FileHandle;
-import io.github.uring4j.engine.IoBackend;
-import io.github.uring4j.engine.Request;
 import io.github.uring4j.linux.Errno;
 import io.github.uring4j.linux.LeanCalls;
 import io.github.uring4j.linux.Statx;
@@ -13,14 +10,15 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /**
- * A read the caller's own thread makes first ({@link IoExecutor.Builder#callerReads}): {@code preadv2} with
+ * A read the caller's own thread makes first ({@code IoExecutor.Builder.callerReads}, and the futures of uring4j's
+ * {@code AsynchronousFileChannel}): {@code preadv2} with
  * {@code RWF_NOWAIT}, which takes the bytes from the page cache or says {@code EAGAIN} at once and never waits for the
- * device. When it moved the whole read (or found the end of the file), the future is completed right there;
+ * device. When it moved the whole read (or found the end of the file), the client completes the request right there;
  * otherwise the request goes to the loop as it would have, and reads everything again.
  *
  * <p>Every operation through a loop costs two wake-ups when the threads on either side sleep: the loop's, for the
  * request, and the caller's, for the result. On the development machine (2-core VM) that was 18-20 µs for a cached
- * 4 KiB read with the caller parked, 1.2-1.3 µs with it spinning ({@link IoExecutor.Builder#waitSpinMicros}), and
+ * 4 KiB read with the caller parked, 1.2-1.3 µs with it spinning ({@link Waits}), and
  * 84 µs to 3.4 ms after the loop had slept 100-300 ms; the JDK's {@code FileChannel} read, made on the caller's
  * thread, took 0.6 µs.
  *
@@ -30,9 +28,9 @@ import java.lang.foreign.ValueLayout;
  * close waits for the call to end before the descriptor goes, so the call never reads a descriptor that another
  * open was given meanwhile.
  */
-final class CallerReads {
+public final class CallerReads {
     /** Longest read tried here: a close waits for one such read at most. */
-    static final int MAX = 256 * 1024;
+    public static final int MAX = 256 * 1024;
     private static final int UNKNOWN = 0;
     private static final int REGULAR = 1;
     private static final int NEVER = 2;
@@ -59,18 +57,17 @@ final class CallerReads {
     }
 
     /**
-     * Makes {@code r} (a read built for {@code file}, not submitted) here when the page cache holds all of it: its
-     * completed future, or null when {@code r} must be submitted as usual.
+     * Makes {@code r} (a read of {@code h} built by a client, not submitted) here when the page cache holds all of it:
+     * the bytes read ({@code r.length}, or 0 at the end of the file), after which the client ends {@code r} itself; or
+     * -1 when {@code r} must be submitted as usual. {@code b}: {@code h}'s backend.
      */
-    static OpFuture<Integer> tryRead(AsyncFile file, Request r) {
-        FileHandle h = file.handle;
-        IoBackend b = file.executor.backend;
-        if (!file.executor.callerReads || r.fully || r.length <= 0 || r.length > MAX || h.direct
-                || h.callerReads() == NEVER || !b.takesCallerReads() || b.mustNotBlock(Thread.currentThread())) {
-            return null;
+    public static long tryRead(FileHandle h, IoBackend b, Request r) {
+        if (r.fully || r.length <= 0 || r.length > MAX || h.direct || h.callerReads() == NEVER
+                || !b.takesCallerReads() || b.mustNotBlock(Thread.currentThread())) {
+            return -1;
         }
         if (!h.tryPin()) {
-            return null; // closing: the loop says so
+            return -1; // closing: the loop says so
         }
         long n;
         try {
@@ -81,7 +78,7 @@ final class CallerReads {
                 boolean regular = st == 0 && sc.statx.isRegularFile();
                 h.callerReads(regular ? REGULAR : NEVER);
                 if (!regular) {
-                    return null;
+                    return -1;
                 }
             }
             sc.iov.set(ValueLayout.JAVA_LONG, 0, r.address);
@@ -89,22 +86,18 @@ final class CallerReads {
             n = LeanCalls.preadv2(sc.capture, h.fd, sc.iov, 1, r.position, Uapi.RWF_NOWAIT);
         } catch (IllegalStateException | LinkageError e) {
             h.callerReads(NEVER); // the calls cannot be made here: the loops read
-            return null;
+            return -1;
         } finally {
             h.unpin();
         }
         if (n == -Errno.EOPNOTSUPP) {
             h.callerReads(NEVER); // a file system without RWF_NOWAIT reads
-            return null;
+            return -1;
         }
         if (n != r.length && n != 0) {
-            return null; // EAGAIN, a part of it, or an error: the loop's read says what it is
+            return -1; // EAGAIN, a part of it, or an error: the loop's read says what it is
         }
-        OpFuture<Integer> f = new OpFuture<>(file.executor, r, r.generation());
-        r.target = f;
-        FileIoEvents.begin(r, b.name());
         b.callerReadDone();
-        r.succeed(n == 0 ? -1 : n);
-        return f;
+        return n;
     }
 }
