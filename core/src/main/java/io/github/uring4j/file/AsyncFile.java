@@ -352,7 +352,11 @@ public final class AsyncFile implements AutoCloseable {
 
     // ============================================================================================ read
 
-    /** Reads into {@code dst} from {@code position}: bytes read, or -1 at end of file. */
+    /**
+     * Reads into {@code dst} from {@code position}: bytes read, or -1 at end of file. When the page cache holds all of
+     * it, the read is made on the calling thread and the future is complete when this returns
+     * ({@link IoExecutor.Builder#callerReads}); otherwise a loop makes it.
+     */
     public CompletableFuture<Integer> read(ByteBuffer dst, long position) {
         return read(transfer(Request.READ, dst, position, false, null));
     }
@@ -373,7 +377,10 @@ public final class AsyncFile implements AutoCloseable {
         handler(transfer(Request.READ, dst, position, false, timeout(timeout)), attachment, handler);
     }
 
-    /** Reads into all of {@code dst}: bytes read, or -1 at end of file. */
+    /**
+     * Reads into all of {@code dst}: bytes read, or -1 at end of file. As {@link #read(ByteBuffer, long)}, made on the
+     * calling thread when the page cache holds all of it.
+     */
     public CompletableFuture<Integer> read(MemorySegment dst, long position) {
         return read(transfer(Request.READ, dst, position, false, null));
     }
