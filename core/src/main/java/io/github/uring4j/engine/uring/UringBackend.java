@@ -374,36 +374,29 @@ public final class UringBackend implements IoBackend {
 
     /** Writes the loops made themselves instead of through the ring (tests). */
     public long inlineWrites() {
-        long n = 0;
-        for (EventLoop l : loops) {
-            n += l.stats.inlineWrites();
-        }
-        return n;
+        return sum(LoopStats::inlineWrites);
     }
 
     /** {@code fsync}/{@code fdatasync} calls the idle loops made themselves instead of through the ring (tests). */
     public long inlineSyncs() {
-        long n = 0;
-        for (EventLoop l : loops) {
-            n += l.stats.inlineSyncs();
-        }
-        return n;
+        return sum(LoopStats::inlineSyncs);
     }
 
     /** Opens that create or truncate which the idle loops made themselves instead of through the ring (tests). */
     public long inlineOpens() {
-        long n = 0;
-        for (EventLoop l : loops) {
-            n += l.stats.inlineOpens();
-        }
-        return n;
+        return sum(LoopStats::inlineOpens);
     }
 
     /** Sizes ({@code statx}) the idle loops asked of the kernel themselves instead of through the ring (tests). */
     public long inlineSizes() {
+        return sum(LoopStats::inlineSizes);
+    }
+
+    /** A loop counter summed over the loops. */
+    private long sum(java.util.function.ToLongFunction<LoopStats> counter) {
         long n = 0;
         for (EventLoop l : loops) {
-            n += l.stats.inlineSizes();
+            n += counter.applyAsLong(l.stats);
         }
         return n;
     }
