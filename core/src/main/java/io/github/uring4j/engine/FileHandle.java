@@ -93,8 +93,12 @@ public abstract class FileHandle {
      * given to another open, and the call would read that file.
      */
     public void awaitUnpinned() {
-        while (pins.get() > 0) {
-            Thread.onSpinWait();
+        for (int i = 1; pins.get() > 0; i++) {
+            if ((i & 1023) == 0) {
+                Thread.yield(); // the holder may be waiting for this CPU
+            } else {
+                Thread.onSpinWait();
+            }
         }
     }
 
