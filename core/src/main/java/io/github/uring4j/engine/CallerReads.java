@@ -23,8 +23,8 @@ import java.lang.foreign.ValueLayout;
  * thread, took 0.6 µs.
  *
  * <p>Only regular files (a pipe's reads must keep their order with those waiting in the loop), not {@code O_DIRECT}
- * (the device, not the page cache, serves those), not {@code readFully}, not on a loop thread (its requests run on
- * it anyway), and at most {@link #MAX} bytes. The descriptor is pinned for the call ({@link FileHandle#tryPin}): a
+ * (the device, not the page cache, serves those), not on a loop thread (its requests run on it anyway), and at most
+ * {@link #MAX} bytes; a full read ({@code readFully}) only when it got every byte. The descriptor is pinned for the call ({@link FileHandle#tryPin}): a
  * close waits for the call to end before the descriptor goes, so the call never reads a descriptor that another
  * open was given meanwhile.
  */
@@ -62,7 +62,7 @@ public final class CallerReads {
      * -1 when {@code r} must be submitted as usual. {@code b}: {@code h}'s backend.
      */
     public static long tryRead(FileHandle h, IoBackend b, Request r) {
-        if (r.fully || r.length <= 0 || r.length > MAX || h.direct || h.callerReads() == NEVER
+        if (r.length <= 0 || r.length > MAX || h.direct || h.callerReads() == NEVER
                 || !b.takesCallerReads() || b.mustNotBlock(Thread.currentThread())) {
             return -1;
         }
@@ -94,8 +94,8 @@ public final class CallerReads {
             h.callerReads(NEVER); // a file system without RWF_NOWAIT reads
             return -1;
         }
-        if (n != r.length && n != 0) {
-            return -1; // EAGAIN, a part of it, or an error: the loop's read says what it is
+        if (n != r.length && (n != 0 || r.fully)) {
+            return -1; // EAGAIN, a part of it, an error, or a full read at the end: the loop's read says what it is
         }
         b.callerReadDone();
         return n;

@@ -401,7 +401,7 @@ public final class AsyncFile implements AutoCloseable {
 
     /** Fills {@code dst}'s remaining bytes, resubmitting short reads; EOFException if the file ends first. */
     public CompletableFuture<Integer> readFully(ByteBuffer dst, long position) {
-        return future(transfer(Request.READ, dst, position, true, null));
+        return read(transfer(Request.READ, dst, position, true, null));
     }
 
     public <A> void readFully(ByteBuffer dst, long position, A attachment,
@@ -410,7 +410,7 @@ public final class AsyncFile implements AutoCloseable {
     }
 
     public CompletableFuture<Integer> readFully(MemorySegment dst, long position) {
-        return future(transfer(Request.READ, dst, position, true, null));
+        return read(transfer(Request.READ, dst, position, true, null));
     }
 
     public <A> void readFully(MemorySegment dst, long position, A attachment,

@@ -678,6 +678,8 @@ abstract class AsyncFileContract {
 
     @Test
     void registeredBufferPoolWorks() throws Exception {
+        io.close();
+        io = builder().callerReads(false).build(); // every read through the loop: the pool's buffer as READ_FIXED
         Path p = file("fixed", pattern(1 << 16, 15));
         try (BufferPool pool = BufferPool.builder().bufferSize(16384).count(4).register(io).build();
                 AsyncFile f = open(p, StandardOpenOption.READ, StandardOpenOption.WRITE)) {

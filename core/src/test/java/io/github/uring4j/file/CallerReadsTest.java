@@ -92,14 +92,20 @@ class CallerReadsTest {
                 assertArrayEquals(want, got, "read " + i + " at " + off);
             }
             assertEquals(500, callerReads(io), "every read was made on this thread");
+            ByteBuffer whole = ByteBuffer.allocateDirect(8192);
+            assertEquals(8192, get(f.readFully(whole, 4096)));
+            byte[] back = new byte[8192];
+            whole.flip().get(back);
+            assertArrayEquals(Arrays.copyOfRange(data, 4096, 4096 + 8192), back);
+            assertEquals(501, callerReads(io), "a full read the page cache holds");
             // at the end: -1, as the loop says it
             assertEquals(-1, get(f.read(ByteBuffer.allocateDirect(10), data.length)));
-            assertEquals(501, callerReads(io));
+            assertEquals(502, callerReads(io));
             // across the end: a part only, so the loop reads it all and says how much
             ByteBuffer tail = ByteBuffer.allocateDirect(100);
             assertEquals(40, get(f.read(tail, data.length - 40)));
             assertEquals(40, tail.position());
-            assertEquals(501, callerReads(io));
+            assertEquals(502, callerReads(io));
         }
     }
 
@@ -115,10 +121,13 @@ class CallerReadsTest {
         }
         try (IoExecutor io = UringExecutorTest.uring().build();
                 AsyncFile f = get(AsyncFile.open(io, p, StandardOpenOption.READ))) {
-            assertEquals(4096, get(f.readFully(ByteBuffer.allocateDirect(4096), 0)));
             ByteBuffer big = ByteBuffer.allocateDirect(CallerReads.MAX + 4096);
             assertEquals(big.capacity(), get(f.read(big, 0)));
-            assertEquals(0, callerReads(io), "readFully, and a read over " + CallerReads.MAX + " bytes");
+            assertEquals(0, callerReads(io), "a read over " + CallerReads.MAX + " bytes");
+            // a full read that meets the end of the file: the loop's EOFException
+            assertTrue(failure(f.readFully(ByteBuffer.allocateDirect(4096), data.length - 100))
+                    instanceof java.io.EOFException);
+            assertEquals(0, callerReads(io), "a full read across the end");
             // a read issued by a completion, on the loop: the loop makes it
             CompletableFuture<Integer> onLoop = new CompletableFuture<>();
             f.read(ByteBuffer.allocateDirect(16), 0, null, new java.nio.channels.CompletionHandler<Integer, Object>() {
