@@ -263,7 +263,13 @@ class CallerReadsTest {
         AtomicReference<Open> current = new AtomicReference<>(new Open(
                 io.github.uring4j.nio.UringFiles.newAsynchronousFileChannel(paths[0], StandardOpenOption.READ), 0));
         ByteBuffer end = ByteBuffer.allocate(8);
+        long bytesBefore = io.github.uring4j.nio.UringFiles.statistics().bytesRead();
         assertEquals(-1, current.get().ch().read(end, 64 * 1024).get());
+        assertEquals(bytesBefore, io.github.uring4j.nio.UringFiles.statistics().bytesRead(),
+                "a read at the end counts no bytes (it once counted -1)");
+        ByteBuffer some = ByteBuffer.allocate(100);
+        assertEquals(100, current.get().ch().read(some, 0).get());
+        assertEquals(bytesBefore + 100, io.github.uring4j.nio.UringFiles.statistics().bytesRead());
         AtomicReference<Throwable> wrong = new AtomicReference<>();
         AtomicLong good = new AtomicLong();
         java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
