@@ -276,10 +276,16 @@ public final class AsyncFile implements AutoCloseable {
         if (r == null) {
             return CompletableFuture.failedFuture(closed());
         }
+        OpFuture<T> f = begun(r);
+        backend.submit(r);
+        return f;
+    }
+
+    /** The future of {@code r}, its target, with the operation's event begun. */
+    private <T> OpFuture<T> begun(Request r) {
         OpFuture<T> f = new OpFuture<>(executor, r, r.generation());
         r.target = f;
         FileIoEvents.begin(r, backend.name());
-        backend.submit(r);
         return f;
     }
 
@@ -288,17 +294,13 @@ public final class AsyncFile implements AutoCloseable {
      * {@link IoExecutor.Builder#callerReads}), else by a loop.
      */
     private CompletableFuture<Integer> read(Request r) {
-        if (r != null && executor.callerReads) {
-            long n = CallerReads.tryRead(handle, backend, r);
-            if (n >= 0) {
-                OpFuture<Integer> f = new OpFuture<>(executor, r, r.generation());
-                r.target = f;
-                FileIoEvents.begin(r, backend.name());
-                r.succeed(n == 0 ? -1 : n); // as the loop ends it (-1 at the end of the file)
-                return f;
-            }
+        long n = r != null && executor.callerReads ? CallerReads.tryRead(handle, backend, r) : -1;
+        if (n < 0) {
+            return future(r);
         }
-        return future(r);
+        OpFuture<Integer> f = begun(r);
+        r.succeed(n == 0 ? -1 : n); // as the loop ends it (-1 at the end of the file)
+        return f;
     }
 
     private <A> void handler(Request r, A attachment, CompletionHandler<?, ? super A> handler) {

@@ -221,13 +221,7 @@ final class InlineWrites {
                 unavailable = true;
             }
         }
-        long t1 = System.nanoTime();
-        if (t1 - t0 > BLOCKED_NANOS) {
-            loop.stats.inlineBlockedOne();
-            if (loop.othersKeptWaiting()) {
-                openBackoffUntil = t1 + BACKOFF_NANOS;
-            }
-        }
+        openBackoffUntil = backoffAfter(t0, openBackoffUntil);
         if (fd == -Errno.ENXIO || fd == -Errno.EAGAIN || fd == -Errno.EINTR) {
             return false; // a FIFO's other end, a lease: the ring's worker waits for it
         }
@@ -286,13 +280,22 @@ final class InlineWrites {
      * {@code FileChannel}.
      */
     private void blocked(UringFile f, long t0) {
+        f.inlineBackoffUntil = backoffAfter(t0, f.inlineBackoffUntil);
+    }
+
+    /**
+     * After a call made here that began at {@code t0}: the end of the back-off ({@code until} unchanged unless the
+     * call held the loop longer than {@link #BLOCKED_NANOS} while others may have waited for it).
+     */
+    private long backoffAfter(long t0, long until) {
         long t1 = System.nanoTime();
         if (t1 - t0 > BLOCKED_NANOS) {
             loop.stats.inlineBlockedOne();
             if (loop.othersKeptWaiting()) {
-                f.inlineBackoffUntil = t1 + BACKOFF_NANOS;
+                return t1 + BACKOFF_NANOS;
             }
         }
+        return until;
     }
 
     /** True if {@code f} is a regular file (asked of the kernel once per file). */
