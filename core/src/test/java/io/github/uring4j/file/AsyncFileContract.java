@@ -964,6 +964,73 @@ abstract class AsyncFileContract {
         }
     }
 
+    /**
+     * Writes onto a full disk (a 32 MiB file system of the test's own, skipped where none can be mounted), through
+     * the loop's own writes and, on io_uring, through the ring's workers ({@code inlineWriteMax(0)}): {@code write},
+     * {@code writeFully} and {@code writeAndSync} each fail with {@code ENOSPC} naming the file and the offset; the
+     * file holds what the writes said they wrote, and once there is room again the same file takes writes.
+     */
+    @Test
+    void writesOntoAFullDiskFailWithENOSPCAndTheFileTakesWritesOnceThereIsRoomAgain() throws Exception {
+        Path fs = TestFiles.smallFileSystem(dir, 32L << 20);
+        List<IoExecutor> executors = new ArrayList<>(List.of(io));
+        if (backend() == Backend.IO_URING) {
+            executors.add(builder().inlineWriteMax(0).build());
+        }
+        try {
+            byte[] chunk = pattern(1 << 20, 48);
+            for (IoExecutor x : executors) {
+                String how = x == io ? backend() + "" : "the ring's workers";
+                Path room = Files.write(fs.resolve("room"), new byte[4 << 20]);
+                Path p = fs.resolve("f");
+                try (AsyncFile f = get(AsyncFile.open(x, p, StandardOpenOption.CREATE, StandardOpenOption.READ,
+                        StandardOpenOption.WRITE))) {
+                    long written = 0;
+                    Throwable full = null;
+                    for (int i = 0; i < 64 && full == null; i++) {
+                        CompletableFuture<Integer> w = f.write(direct(chunk), written);
+                        full = failure(w);
+                        written += full == null ? w.join() : 0;
+                    }
+                    FileIOException e = assertInstanceOf(FileIOException.class, full, how + ": 64 MiB on 32 MiB");
+                    assertEquals(Errno.ENOSPC, e.errno(), how + ": " + e.getMessage());
+                    assertTrue(e.getMessage().contains(p.toString()) && e.getMessage().contains(" at " + written),
+                            how + ": the message names the file and the offset: " + e.getMessage());
+                    assertEquals(written, Files.size(p), how + ": the file is as long as what was written");
+                    for (CompletableFuture<Integer> w : List.of(f.writeFully(direct(chunk), written),
+                            f.writeAndSync(direct(chunk), written))) {
+                        FileIOException again = assertInstanceOf(FileIOException.class, failure(w), how);
+                        assertEquals(Errno.ENOSPC, again.errno(), how + ": " + again.getMessage());
+                    }
+                    ByteBuffer last = ByteBuffer.allocateDirect(1 << 20);
+                    long lastStart = (written - 1) / chunk.length * chunk.length;
+                    get(f.readFully(last.limit((int) (written - lastStart)), lastStart));
+                    assertArrayEquals(java.util.Arrays.copyOf(chunk, last.flip().remaining()), bytes(last),
+                            how + ": the last bytes written are on the disk");
+                    Files.delete(room);
+                    assertEquals(chunk.length, get(f.writeFully(direct(chunk), written)), how + ": room again");
+                    ByteBuffer back = ByteBuffer.allocateDirect(chunk.length);
+                    get(f.readFully(back, written));
+                    assertArrayEquals(chunk, bytes(back.flip()), how);
+                }
+                Files.delete(p);
+            }
+        } finally {
+            for (IoExecutor x : executors) {
+                if (x != io) {
+                    x.close();
+                }
+            }
+            TestFiles.unmount(fs);
+        }
+    }
+
+    private static byte[] bytes(ByteBuffer b) {
+        byte[] a = new byte[b.remaining()];
+        b.duplicate().get(a);
+        return a;
+    }
+
     @Test
     void transferToRefusesBadArgumentsAndClosedFiles() throws Exception {
         Path src = file("copy-bad", pattern(100, 44));

@@ -508,4 +508,61 @@ abstract class AsynchronousFileChannelContract {
         assertEquals(threads, done.get());
         assertEquals(0, wrong.get());
     }
+
+    /**
+     * Writes onto a full disk (a 32 MiB file system of the test's own, skipped where none can be mounted): futures
+     * until one fails, then a handler's; each fails with the JDK's {@code IOException("No space left on device")},
+     * the handler on the executor given to open; the file holds what the writes said they wrote; once there is room
+     * again the same channel writes.
+     */
+    @Test
+    void writesOntoAFullDiskFailAsTheJdksDoAndTheChannelWritesOnceThereIsRoomAgain() throws Exception {
+        Path fs = io.github.uring4j.file.TestFiles.smallFileSystem(dir, 32L << 20);
+        try {
+            Path room = Files.write(fs.resolve("room"), new byte[4 << 20]);
+            byte[] chunk = pattern(1 << 20, 96);
+            try (AsynchronousFileChannel ch = open(fs.resolve("f"), CREATE, READ, WRITE)) {
+                long written = 0;
+                Throwable full = null;
+                for (int i = 0; i < 64 && full == null; i++) {
+                    ByteBuffer b = i % 2 == 0 ? ByteBuffer.wrap(chunk) : ByteBuffer.allocateDirect(chunk.length)
+                            .put(chunk).flip();
+                    Future<Integer> w = ch.write(b, written);
+                    try {
+                        written += await(w);
+                    } catch (IOException e) {
+                        full = e;
+                    }
+                }
+                assertNotNull(full, "64 MiB on 32 MiB");
+                assertEquals(IOException.class, full.getClass());
+                assertEquals("No space left on device", full.getMessage());
+                assertEquals(written, ch.size());
+                Recorder<Integer> r = new Recorder<>();
+                ByteBuffer b = ByteBuffer.wrap(chunk);
+                ch.write(b, written, "a", r);
+                Throwable e = failure(r.result);
+                assertEquals(IOException.class, e.getClass());
+                assertEquals("No space left on device", e.getMessage());
+                assertRanOnTheExecutor(r);
+                assertEquals(0, b.position(), "nothing of the buffer consumed");
+                ByteBuffer tail = ByteBuffer.allocate(1000);
+                assertEquals(1000, await(ch.read(tail, written - 1000)));
+                long from = (written - 1000) % chunk.length;
+                assertArrayEquals(Arrays.copyOfRange(chunk, (int) from, (int) from + 1000), tail.array(),
+                        "the last bytes written are on the disk");
+                Files.delete(room);
+                while (b.hasRemaining()) {
+                    await(ch.write(b, written + b.position()));
+                }
+                ByteBuffer back = ByteBuffer.allocate(chunk.length);
+                while (back.hasRemaining() && await(ch.read(back, written + back.position())) > 0) {
+                    // until the chunk is read back
+                }
+                assertArrayEquals(chunk, back.array());
+            }
+        } finally {
+            io.github.uring4j.file.TestFiles.unmount(fs);
+        }
+    }
 }

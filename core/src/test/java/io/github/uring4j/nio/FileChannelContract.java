@@ -1439,6 +1439,69 @@ abstract class FileChannelContract {
         }
     }
 
+    /**
+     * Writes onto a full disk (a 32 MiB file system of the test's own, skipped where none can be mounted): relative
+     * writes of heap and direct buffers until one fails, then positional and gathering writes and an {@code APPEND}
+     * channel's. Each fails with the JDK's {@code IOException("No space left on device")}, consuming nothing of its
+     * buffer and leaving the position where it was; the file holds what the writes said they wrote; once there is
+     * room again the same channel writes.
+     */
+    @Test
+    void writesOntoAFullDiskFailAsTheJdksDoAndTheChannelWritesOnceThereIsRoomAgain() throws Exception {
+        Path fs = io.github.uring4j.file.TestFiles.smallFileSystem(dir, 32L << 20);
+        try {
+            Path room = Files.write(fs.resolve("room"), new byte[4 << 20]);
+            byte[] chunk = pattern(1 << 20, 95);
+            Path p = fs.resolve("f");
+            try (FileChannel ch = open(p, CREATE, READ, WRITE); FileChannel app = open(p, WRITE, APPEND)) {
+                long written = 0;
+                IOException full = null;
+                for (int i = 0; i < 64 && full == null; i++) {
+                    try {
+                        written += ch.write(i % 2 == 0 ? ByteBuffer.wrap(chunk) : directOf(chunk));
+                    } catch (IOException e) {
+                        full = e;
+                    }
+                }
+                assertNotNull(full, "64 MiB on 32 MiB");
+                assertEquals(IOException.class, full.getClass());
+                assertEquals("No space left on device", full.getMessage());
+                assertEquals(written, ch.position());
+                assertEquals(written, ch.size());
+                ByteBuffer heap = ByteBuffer.wrap(chunk);
+                ByteBuffer direct = directOf(chunk);
+                long at = written;
+                List<Conform.Action> more = List.of(() -> ch.write(heap, at), () -> ch.write(direct, at),
+                        () -> ch.write(new ByteBuffer[] {heap, direct}), () -> app.write(direct));
+                for (Conform.Action a : more) {
+                    IOException e = assertThrows(IOException.class, a::run);
+                    assertEquals(IOException.class, e.getClass());
+                    assertEquals("No space left on device", e.getMessage());
+                    assertEquals(0, heap.position(), "nothing of the buffer consumed");
+                    assertEquals(0, direct.position(), "nothing of the buffer consumed");
+                }
+                assertEquals(written, ch.position());
+                assertEquals(written, app.position());
+                int tail = (int) Math.min(written, 1000);
+                assertArrayEquals(range(chunk, (int) ((written - tail) % chunk.length), tail),
+                        read(ch, written - tail, tail), "the last bytes written are on the disk");
+                Files.delete(room);
+                ByteBuffer b = ByteBuffer.wrap(chunk);
+                while (b.hasRemaining()) {
+                    ch.write(b);
+                }
+                assertEquals(written + chunk.length, ch.size());
+                assertArrayEquals(chunk, read(ch, written, chunk.length));
+            }
+        } finally {
+            io.github.uring4j.file.TestFiles.unmount(fs);
+        }
+    }
+
+    private static ByteBuffer directOf(byte[] b) {
+        return ByteBuffer.allocateDirect(b.length).put(b).flip();
+    }
+
     /** A transfer by a thread already interrupted closes both channels, whatever the other is, as the JDK's does. */
     @ParameterizedTest
     @EnumSource(Peer.class)
