@@ -907,43 +907,56 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         if (dst.isReadOnly()) {
             throw new IllegalArgumentException("Read-only buffer");
         }
-        int len = dst.remaining();
+        return transfer0(true, dst, position);
+    }
+
+    /**
+     * A read into or a write from {@code b} at {@code position} (-1: the channel's position), by the kind of memory
+     * it is: the kernel is handed memory only while nobody can free it; the rest goes through staging memory.
+     */
+    private int transfer0(boolean read, ByteBuffer b, long position) throws IOException {
+        int len = b.remaining();
         if (direct) {
-            checkBuffer(dst, len);
+            checkBuffer(b, len);
         }
         if (len == 0) {
             return 0;
         }
-        if (!dst.isDirect()) {
-            return stagedRead(dst, position);
+        if (!b.isDirect()) {
+            return read ? stagedRead(b, position) : stagedWrite(b, position);
         }
-        int kind = Memory.kind(dst);
-        switch (kind) {
+        switch (Memory.kind(b)) {
             case Memory.HELD -> {
-                return readInto(dst, Memory.address(dst), len, position, null);
+                return transferAt(read, b, len, position);
             }
             case Memory.POOL -> {
-                PinnedRegion region = Memory.region(dst);
+                PinnedRegion region = Memory.region(b);
                 if (!region.pin()) {
                     throw new IllegalStateException("the buffer belongs to a closed BufferPool: its memory is freed");
                 }
                 try {
-                    return readInto(dst, Memory.address(dst), len, position, null);
+                    return transferAt(read, b, len, position);
                 } finally {
                     region.unpin();
                 }
             }
             case Memory.CONFINED -> {
-                if (!MemorySegment.ofBuffer(dst).isAccessibleBy(Thread.currentThread())) {
+                if (!MemorySegment.ofBuffer(b).isAccessibleBy(Thread.currentThread())) {
                     throw new WrongThreadException("the buffer belongs to a confined arena of another thread");
                 }
                 // Its owner is this thread, busy here: nobody can free the memory before the call returns.
-                return readInto(dst, Memory.address(dst), len, position, null);
+                return transferAt(read, b, len, position);
             }
             default -> {
-                return stagedRead(dst, position); // a shared arena's memory may be freed at any moment
+                // a shared arena's memory may be freed at any moment
+                return read ? stagedRead(b, position) : stagedWrite(b, position);
             }
         }
+    }
+
+    private int transferAt(boolean read, ByteBuffer b, int len, long position) throws IOException {
+        return read ? readInto(b, Memory.address(b), len, position, null)
+                : writeFrom(b, Memory.address(b), len, position, null);
     }
 
     /** Reads a heap buffer (or a shared arena's) through staging memory, in pieces of {@link #STAGE} bytes. */
@@ -1139,42 +1152,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
     }
 
     private int write0(ByteBuffer src, long position) throws IOException {
-        int len = src.remaining();
-        if (direct) {
-            checkBuffer(src, len);
-        }
-        if (len == 0) {
-            return 0;
-        }
-        if (!src.isDirect()) {
-            return stagedWrite(src, position);
-        }
-        int kind = Memory.kind(src);
-        switch (kind) {
-            case Memory.HELD -> {
-                return writeFrom(src, Memory.address(src), len, position, null);
-            }
-            case Memory.POOL -> {
-                PinnedRegion region = Memory.region(src);
-                if (!region.pin()) {
-                    throw new IllegalStateException("the buffer belongs to a closed BufferPool: its memory is freed");
-                }
-                try {
-                    return writeFrom(src, Memory.address(src), len, position, null);
-                } finally {
-                    region.unpin();
-                }
-            }
-            case Memory.CONFINED -> {
-                if (!MemorySegment.ofBuffer(src).isAccessibleBy(Thread.currentThread())) {
-                    throw new WrongThreadException("the buffer belongs to a confined arena of another thread");
-                }
-                return writeFrom(src, Memory.address(src), len, position, null);
-            }
-            default -> {
-                return stagedWrite(src, position);
-            }
-        }
+        return transfer0(false, src, position);
     }
 
     /**
