@@ -586,11 +586,11 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         return read0(dst, position);
     }
 
-    /** Longest read copied from the mapping; longer ones amortise their system call anyway. */
     static {
         JdkErrors.load(); // see there: the descriptor limit's error must not be the first use of the error class
     }
 
+    /** Longest read copied from the mapping; longer ones amortise their system call anyway. */
     private static final int MAPPED_MAX = 256 * 1024;
     /**
      * Buffers with bytes to move that one scattering read or gathering write takes, as the JDK's channel takes at most
