@@ -1885,6 +1885,51 @@ abstract class FileChannelContract {
         }
     }
 
+    /**
+     * Channels dropped without {@code close()}: ones that read, wrote, mapped their file (uring4j's maps through the
+     * JDK's channel of a second descriptor), and {@code O_DIRECT} ones read from virtual threads (uring4j's reads go
+     * to a ring, on a descriptor of its own). Once they are unreachable every descriptor comes back, as the JDK's
+     * channels give theirs back, and the file reads right from a new channel.
+     */
+    @Test
+    void channelsDroppedWithoutCloseGiveEveryDescriptorBackOnceUnreachable() throws Exception {
+        Path p = file("f", pattern(8192, 98));
+        int align = (int) Files.getFileStore(p).getBlockSize();
+        for (int i = 0; i < 400; i++) {
+            int kind = i % 4;
+            if (kind == 3) {
+                CompletableFuture<Integer> read = new CompletableFuture<>();
+                Thread.ofVirtual().start(() -> {
+                    try {
+                        FileChannel ch = open(p, READ, Conform.DIRECT);
+                        read.complete(ch.read(ByteBuffer.allocateDirect(2 * align).alignedSlice(align).limit(align), 0));
+                    } catch (Throwable t) {
+                        read.completeExceptionally(t);
+                    }
+                });
+                assertEquals(align, await(read));
+                continue;
+            }
+            FileChannel ch = open(p, READ, WRITE);
+            switch (kind) {
+                case 0 -> assertEquals(100, ch.read(ByteBuffer.allocate(100), 0));
+                case 1 -> assertEquals(1, ch.write(ByteBuffer.wrap(new byte[] {pattern(8192, 98)[i]}), i));
+                default -> assertEquals(8192, ch.map(MapMode.READ_ONLY, 0, 8192).capacity());
+            }
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        List<String> open = Conform.fdsUnder(dir);
+        while (!open.isEmpty() && System.nanoTime() - deadline < 0) {
+            System.gc();
+            Thread.sleep(20);
+            open = Conform.fdsUnder(dir);
+        }
+        assertEquals(0, open.size(), "descriptors of dropped channels a minute after they were dropped: " + open);
+        try (FileChannel ch = open(p, READ)) {
+            assertArrayEquals(pattern(8192, 98), read(ch, 0, 8192));
+        }
+    }
+
     // ============================================================================================= O_DIRECT
 
     @Test
