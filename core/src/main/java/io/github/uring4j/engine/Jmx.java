@@ -12,7 +12,8 @@ import javax.management.ObjectName;
 /**
  * The library's MXBeans, registered off the caller's path: the platform MBean server takes a tenth of a second or
  * more to start in a fresh JVM, which the first file a program opens should not wait for. Names are reserved at
- * once (so they can be reported); registration and unregistration run in order on one daemon thread.
+ * once (so they can be reported); registration and unregistration run in order on one daemon thread, as
+ * {@link BackgroundWork}.
  */
 public final class Jmx {
     private static final Set<String> RESERVED = ConcurrentHashMap.newKeySet();
@@ -44,13 +45,13 @@ public final class Jmx {
                 }
                 continue;
             }
-            THREAD.execute(() -> {
+            THREAD.execute(BackgroundWork.counted(() -> {
                 try {
                     ManagementFactory.getPlatformMBeanServer().registerMBean(bean, on);
                 } catch (JMException | RuntimeException e) {
                     Log.warn("the JMX view " + on + " could not be registered: " + e);
                 }
-            });
+            }));
             return on;
         }
         return null;
@@ -58,7 +59,7 @@ public final class Jmx {
 
     /** Unregisters {@code on} (after its registration, if that is still to run) and frees its name. */
     public static void unregister(ObjectName on) {
-        THREAD.execute(() -> {
+        THREAD.execute(BackgroundWork.counted(() -> {
             try {
                 if (ManagementFactory.getPlatformMBeanServer().isRegistered(on)) {
                     ManagementFactory.getPlatformMBeanServer().unregisterMBean(on);
@@ -68,7 +69,7 @@ public final class Jmx {
             } finally {
                 RESERVED.remove(on.getCanonicalName());
             }
-        });
+        }));
     }
 
     /** Waits until the registrations and unregistrations asked for so far have run (tests, tools). */

@@ -128,7 +128,8 @@ public final class UringFiles {
             return true;
         }
         if (!RINGS.get() && RINGS.compareAndSet(false, true)) {
-            Thread t = new Thread(UringFiles::startRings, "uring4j-start");
+            Thread t = new Thread(io.github.uring4j.engine.BackgroundWork.counted(UringFiles::startRings),
+                    "uring4j-start");
             t.setDaemon(true);
             t.start();
         }
@@ -152,7 +153,7 @@ public final class UringFiles {
         if (looked || !EARLY.compareAndSet(false, true)) {
             return;
         }
-        Thread t = new Thread(() -> {
+        Thread t = new Thread(io.github.uring4j.engine.BackgroundWork.counted(() -> {
             lookOnce();
             if (nativeProblem == null) {
                 LeanCalls.prelink();
@@ -165,7 +166,7 @@ public final class UringFiles {
                     startRings();
                 }
             }
-        }, "uring4j-link");
+        }), "uring4j-link");
         t.setDaemon(true);
         t.start();
     }

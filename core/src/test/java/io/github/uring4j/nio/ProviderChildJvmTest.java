@@ -167,4 +167,46 @@ class ProviderChildJvmTest {
         assertEquals(0, rc, messages.toString());
         return out;
     }
+
+    /**
+     * A program on the provider that ends at once, in JVMs that write a class archive as they exit
+     * ({@code -XX:ArchiveClassesAtExit}, the way AppCDS archives are made): every run exits normally and leaves its
+     * archive. On JDK 25 a third of such runs crashed (SIGSEGV in {@code LambdaProxyClassDictionary}) while the
+     * library's JMX thread was still registering its MXBeans as the archive was written; the library now waits for
+     * its start-up threads at exit in such JVMs.
+     */
+    @Test
+    void aProgramEndingAtOnceOnTheProviderWritesAClassArchiveAtExitWithoutCrashing() throws Exception {
+        // class archives take classes from jars only
+        Path core = jar("core.jar", location(UringFileSystemProvider.class), ".");
+        Path program = jar("program.jar", location(io.github.uring4j.nio.program.FirstFileThenExit.class),
+                io.github.uring4j.nio.program.FirstFileThenExit.class.getName().replace('.', '/') + ".class");
+        Path data = Files.write(tmp.resolve("data"), UnchangedProgram.content(UnchangedProgram.FILES.get(0)));
+        for (int i = 0; i < 8; i++) {
+            Path archive = tmp.resolve("archive-" + i + ".jsa");
+            List<String> cmd = List.of(ProcessHandle.current().info().command().orElseThrow(),
+                    "-XX:ArchiveClassesAtExit=" + archive, "--enable-native-access=ALL-UNNAMED", PROPERTY,
+                    "-cp", core + java.io.File.pathSeparator + program,
+                    io.github.uring4j.nio.program.FirstFileThenExit.class.getName(), data.toString());
+            Process p = new ProcessBuilder(cmd).directory(tmp.toFile()).redirectErrorStream(true).start();
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            p.getInputStream().transferTo(out);
+            assertTrue(p.waitFor(60, TimeUnit.SECONDS), "child still running");
+            String text = out.toString(StandardCharsets.UTF_8);
+            assertEquals(0, p.exitValue(), "run " + i + ": " + text);
+            assertTrue(text.contains("PROVIDER " + UringFileSystemProvider.class.getName()), text);
+            assertTrue(Files.size(archive) > 0, "run " + i + " wrote no archive: " + text);
+            assertArrayEquals(Files.readAllBytes(data), Files.readAllBytes(tmp.resolve("data.copy")));
+        }
+    }
+
+    /** A jar of {@code what} (paths relative to {@code dir}) in the test's directory. */
+    Path jar(String name, Path dir, String what) {
+        Path jar = tmp.resolve(name);
+        StringWriter messages = new StringWriter();
+        int rc = ToolProvider.findFirst("jar").orElseThrow().run(new PrintWriter(messages), new PrintWriter(messages),
+                "--create", "--file", jar.toString(), "-C", dir.toString(), what);
+        assertEquals(0, rc, messages.toString());
+        return jar;
+    }
 }
