@@ -184,20 +184,54 @@ class ProviderChildJvmTest {
         Path data = Files.write(tmp.resolve("data"), UnchangedProgram.content(UnchangedProgram.FILES.get(0)));
         for (int i = 0; i < 8; i++) {
             Path archive = tmp.resolve("archive-" + i + ".jsa");
-            List<String> cmd = List.of(ProcessHandle.current().info().command().orElseThrow(),
-                    "-XX:ArchiveClassesAtExit=" + archive, "--enable-native-access=ALL-UNNAMED", PROPERTY,
-                    "-cp", core + java.io.File.pathSeparator + program,
-                    io.github.uring4j.nio.program.FirstFileThenExit.class.getName(), data.toString());
-            Process p = new ProcessBuilder(cmd).directory(tmp.toFile()).redirectErrorStream(true).start();
-            ByteArrayOutputStream out = new ByteArrayOutputStream();
-            p.getInputStream().transferTo(out);
-            assertTrue(p.waitFor(60, TimeUnit.SECONDS), "child still running");
-            String text = out.toString(StandardCharsets.UTF_8);
-            assertEquals(0, p.exitValue(), "run " + i + ": " + text);
-            assertTrue(text.contains("PROVIDER " + UringFileSystemProvider.class.getName()), text);
+            String text = runFirstFile(List.of("-XX:ArchiveClassesAtExit=" + archive, "-cp",
+                    core + java.io.File.pathSeparator + program), data);
             assertTrue(Files.size(archive) > 0, "run " + i + " wrote no archive: " + text);
-            assertArrayEquals(Files.readAllBytes(data), Files.readAllBytes(tmp.resolve("data.copy")));
         }
+    }
+
+    /**
+     * What the README says to do where a JVM uses a class-data archive: uring4j on the boot class path, in the run
+     * that writes the archive and in those that use it. The program runs from the archive on the provider.
+     */
+    @Test
+    void theProviderOnTheBootClassPathRunsFromAClassArchiveItsTrainingRunWrote() throws Exception {
+        Path core = jar("core.jar", location(UringFileSystemProvider.class), ".");
+        Path program = jar("program.jar", location(io.github.uring4j.nio.program.FirstFileThenExit.class),
+                io.github.uring4j.nio.program.FirstFileThenExit.class.getName().replace('.', '/') + ".class");
+        Path data = Files.write(tmp.resolve("data"), UnchangedProgram.content(UnchangedProgram.FILES.get(0)));
+        Path archive = tmp.resolve("boot.jsa");
+        List<String> boot = List.of("-Xbootclasspath/a:" + core, "-cp", program.toString());
+        List<String> training = new ArrayList<>(List.of("-XX:ArchiveClassesAtExit=" + archive));
+        training.addAll(boot);
+        runFirstFile(training, data);
+        assertTrue(Files.size(archive) > 0, "no archive written");
+        List<String> using = new ArrayList<>(List.of("-XX:SharedArchiveFile=" + archive, "-Xshare:on",
+                "-Xlog:class+load=info"));
+        using.addAll(boot);
+        Files.delete(tmp.resolve("data.copy"));
+        String text = runFirstFile(using, data);
+        assertTrue(text.contains(UringFileSystemProvider.class.getName() + " source: shared objects file"),
+                "the provider came from the archive: " + text.lines()
+                        .filter(l -> l.contains(UringFileSystemProvider.class.getName() + " ")).toList());
+    }
+
+    /** Runs {@code FirstFileThenExit} on the provider with {@code jvmArgs}; checks it and returns its output. */
+    String runFirstFile(List<String> jvmArgs, Path data) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
+                "--enable-native-access=ALL-UNNAMED", PROPERTY));
+        cmd.addAll(jvmArgs);
+        cmd.add(io.github.uring4j.nio.program.FirstFileThenExit.class.getName());
+        cmd.add(data.toString());
+        Process p = new ProcessBuilder(cmd).directory(tmp.toFile()).redirectErrorStream(true).start();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        p.getInputStream().transferTo(out);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "child still running");
+        String text = out.toString(StandardCharsets.UTF_8);
+        assertEquals(0, p.exitValue(), jvmArgs + ": " + text);
+        assertTrue(text.contains("PROVIDER " + UringFileSystemProvider.class.getName()), text);
+        assertArrayEquals(Files.readAllBytes(data), Files.readAllBytes(tmp.resolve("data.copy")));
+        return text;
     }
 
     /** A jar of {@code what} (paths relative to {@code dir}) in the test's directory. */
