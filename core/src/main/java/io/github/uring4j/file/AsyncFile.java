@@ -238,6 +238,7 @@ public final class AsyncFile implements AutoCloseable {
         r.kind = Request.READ_FILE;
         r.open = spec;
         r.completion = Results.INT;
+        r.client = executor; // no file holds the executor meanwhile: dropped, it would be closed under the read
         return r;
     }
 

@@ -16,6 +16,7 @@ import io.github.uring4j.ring.UringException;
 import io.github.uring4j.ring.UringUnavailableException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.ref.Cleaner;
 import javax.management.ObjectName;
 import javax.management.StandardMBean;
 import java.util.Objects;
@@ -43,7 +44,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Operations may be started from any thread, including a completion callback. An operation started on a loop's
  * own thread runs on that loop, without a queue or a wake-up, whichever loop opened the file; one started on any
  * other thread runs on the loop that opened the file. The loop threads are daemon threads unless a
- * {@link Builder#threadFactory} says otherwise, so an executor left open never keeps the JVM alive.
+ * {@link Builder#threadFactory} says otherwise, so an executor left open never keeps the JVM alive. An executor
+ * dropped without {@link #close()} is closed once it is unreachable: its threads end and its rings are closed. Its
+ * open files and the operations in flight on it (an open, a {@code readFile} included) hold it, so nothing is
+ * closed under them.
  *
  * <h2>Back-pressure</h2>
  * A loop keeps at most {@link Builder#inFlightLimit} operations of one file in the kernel; more wait, in order.
@@ -87,7 +91,9 @@ public final class IoExecutor implements AutoCloseable {
     private final String fallbackReason;
     private final String name;
     private final ObjectName mbean;
-    private volatile boolean closed;
+    /** Whether it is closed, and the closing itself: shared with the cleaner, which holds no reference to this. */
+    private final Lifecycle life;
+    private final Cleaner.Cleanable cleanable;
 
     private IoExecutor(Builder b) throws IOException {
         this.name = b.name != null ? b.name : "uring4j-" + EXECUTORS.incrementAndGet();
@@ -120,11 +126,50 @@ public final class IoExecutor implements AutoCloseable {
         Engines.Started started = Engines.start(c, bounces);
         this.backend = started.backend();
         this.fallbackReason = started.fallbackReason();
+        this.life = new Lifecycle(backend);
         this.mbean = register();
+        life.mbean = mbean;
+        this.cleanable = CLEANER.register(this, life);
+    }
+
+    private static final Cleaner CLEANER = Cleaner.create(r -> {
+        Thread t = new Thread(r, "uring4j-executor-cleaner");
+        t.setDaemon(true);
+        return t;
+    });
+
+    /**
+     * Closes the executor, once: by {@link #close()}, or when it became unreachable without it (nothing can start
+     * an operation on it then, and none is in flight: an operation's file, or an open's completion, holds it).
+     */
+    private static final class Lifecycle implements Runnable {
+        final IoBackend backend;
+        volatile ObjectName mbean;
+        volatile boolean closed;
+
+        Lifecycle(IoBackend backend) {
+            this.backend = backend;
+        }
+
+        @Override
+        public void run() {
+            synchronized (this) {
+                if (closed) {
+                    return;
+                }
+                closed = true;
+            }
+            backend.shutdown();
+            ObjectName on = mbean;
+            if (on != null) {
+                Jmx.unregister(on);
+            }
+        }
     }
 
     /** The executor's counters as an MXBean; see {@link IoExecutorMXBean}. */
-    private final class Stats implements IoExecutorMXBean {
+    private record Stats(String name, IoBackend backend, String fallbackReason, Lifecycle life)
+            implements IoExecutorMXBean {
         @Override
         public String getName() {
             return name;
@@ -132,7 +177,7 @@ public final class IoExecutor implements AutoCloseable {
 
         @Override
         public String getBackend() {
-            return backend().name();
+            return backendOf(backend).name();
         }
 
         @Override
@@ -177,7 +222,7 @@ public final class IoExecutor implements AutoCloseable {
 
         @Override
         public boolean isOpen() {
-            return IoExecutor.this.isOpen();
+            return !life.closed;
         }
     }
 
@@ -185,7 +230,7 @@ public final class IoExecutor implements AutoCloseable {
     private ObjectName register() {
         try {
             return Jmx.register("io.github.uring4j:type=IoExecutor", name,
-                    new StandardMBean(new Stats(), IoExecutorMXBean.class, true));
+                    new StandardMBean(new Stats(name, backend, fallbackReason, life), IoExecutorMXBean.class, true));
         } catch (RuntimeException e) {
             Log.warn("the JMX view of executor " + name + " could not be registered: " + e);
             return null;
@@ -245,7 +290,11 @@ public final class IoExecutor implements AutoCloseable {
 
     /** {@link Backend#IO_URING} or {@link Backend#THREADS}: what actually runs the operations. */
     public Backend backend() {
-        return backend.name().equals("io_uring") ? Backend.IO_URING : Backend.THREADS;
+        return backendOf(backend);
+    }
+
+    private static Backend backendOf(IoBackend b) {
+        return b.name().equals("io_uring") ? Backend.IO_URING : Backend.THREADS;
     }
 
     /** Why this executor runs on threads (the warning logged once per JVM), or empty on io_uring. */
@@ -254,7 +303,7 @@ public final class IoExecutor implements AutoCloseable {
     }
 
     public boolean isOpen() {
-        return !closed;
+        return !life.closed;
     }
 
     /** Operations in the kernel (or on a worker) right now. */
@@ -263,28 +312,19 @@ public final class IoExecutor implements AutoCloseable {
     }
 
     void checkOpen() {
-        if (closed) {
+        if (life.closed) {
             throw new IllegalStateException("IoExecutor " + name + " is closed");
         }
     }
 
     @Override
     public void close() {
-        synchronized (this) {
-            if (closed) {
-                return;
-            }
-            closed = true;
-        }
-        backend.shutdown();
-        if (mbean != null) {
-            Jmx.unregister(mbean);
-        }
+        cleanable.clean(); // runs the closing once, whoever asks first
     }
 
     @Override
     public String toString() {
-        return "IoExecutor[" + name + ", " + backend() + (closed ? ", closed" : "") + "]";
+        return "IoExecutor[" + name + ", " + backend() + (life.closed ? ", closed" : "") + "]";
     }
 
     /** Settings for {@link #build()}; every one has a default. */
