@@ -1,9 +1,11 @@
 package io.github.uring4j.file;
 
+import io.github.uring4j.engine.IoBackend;
 import io.github.uring4j.engine.Log;
 import io.github.uring4j.engine.Memory;
 import io.github.uring4j.engine.PinnedRegion;
 import java.lang.foreign.MemorySegment;
+import java.lang.ref.Cleaner;
 import java.nio.ByteBuffer;
 import java.util.Objects;
 import java.util.Optional;
@@ -18,7 +20,10 @@ import java.util.Optional;
  * <p>{@link #acquire()} and {@link #release} are thread-safe. The library owns the memory: {@link #close()} stops
  * lending and frees the region only once every buffer lent out has been released and every operation using one has
  * completed, so closing a pool early never lets the kernel write into freed memory. A buffer used in a new operation
- * after the pool closed is refused ({@link IllegalStateException}), whether or not its memory is freed yet.
+ * after the pool closed is refused ({@link IllegalStateException}), whether or not its memory is freed yet. A pool
+ * dropped without {@code close()} is closed once it is unreachable, as if {@code close()} had been called then: its
+ * memory is freed when the operations using its buffers have completed, unless a buffer is still lent out (nothing
+ * can give it back any more: such a buffer keeps the memory).
  */
 public final class BufferPool implements AutoCloseable {
     private final PinnedRegion region;
@@ -33,6 +38,24 @@ public final class BufferPool implements AutoCloseable {
     private final IoExecutor registeredWith;
     private final String registrationFailure;
     private boolean closed;
+    private final Cleaner.Cleanable cleanable;
+
+    private static final Cleaner CLEANER = Cleaner.create(r -> {
+        Thread t = new Thread(r, "uring4j-pool-cleaner");
+        t.setDaemon(true);
+        return t;
+    });
+
+    /** Unregisters and closes the region, once: by {@link #close()} or when the pool became unreachable. */
+    private record Closing(PinnedRegion region, IoBackend registeredWith) implements Runnable {
+        @Override
+        public void run() {
+            if (registeredWith != null && registeredWith.isOpen()) {
+                registeredWith.unregisterBuffers(region);
+            }
+            region.close();
+        }
+    }
 
     private BufferPool(Builder b) {
         if (Integer.bitCount(b.alignment) != 1) {
@@ -74,6 +97,7 @@ public final class BufferPool implements AutoCloseable {
         }
         this.registeredWith = with;
         this.registrationFailure = failure;
+        this.cleanable = CLEANER.register(this, new Closing(region, with == null ? null : with.backend));
     }
 
     public static Builder builder() {
@@ -182,10 +206,7 @@ public final class BufferPool implements AutoCloseable {
             }
             closed = true;
         }
-        if (registeredWith != null && registeredWith.isOpen()) {
-            registeredWith.backend.unregisterBuffers(region);
-        }
-        region.close();
+        cleanable.clean();
     }
 
     /** True once the region's memory is actually freed (tests). */

@@ -741,6 +741,43 @@ abstract class HostileUseContract {
         assertEquals(left, threadsNamed(prefix), "threads of dropped executors a minute after they were dropped");
     }
 
+    /**
+     * Buffer pools (registered with the executor where it can) dropped without {@code close()} after a read into
+     * one of their buffers: once unreachable, their memory is freed. One dropped with a buffer still lent out keeps
+     * its memory: the buffer stays usable.
+     */
+    @Test
+    void droppedBufferPoolsAreFreedWhenUnreachableUnlessABufferIsStillLent() throws Exception {
+        Path p = file("droppedPool", pattern(4096, 7));
+        List<MemorySegment.Scope> scopes = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            BufferPool pool = BufferPool.builder().bufferSize(64 * 1024).count(4).register(io).build();
+            ByteBuffer b = pool.acquireBuffer();
+            try (AsyncFile f = open(p)) {
+                assertEquals(4096, get(f.read(b, 0)));
+            }
+            scopes.add(MemorySegment.ofBuffer(b).scope());
+            pool.release(b);
+        }
+        ByteBuffer lent = lentFromADroppedPool();
+        MemorySegment.Scope lentScope = MemorySegment.ofBuffer(lent).scope();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (scopes.stream().anyMatch(MemorySegment.Scope::isAlive) && System.nanoTime() < deadline) {
+            System.gc();
+            Thread.sleep(20);
+        }
+        assertEquals(0, scopes.stream().filter(MemorySegment.Scope::isAlive).count(),
+                "pools of 100 whose memory is not freed a minute after they were dropped");
+        assertTrue(lentScope.isAlive(), "a lent buffer keeps its pool's memory");
+        lent.put(0, (byte) 42);
+        assertEquals(42, lent.get(0));
+    }
+
+    private ByteBuffer lentFromADroppedPool() {
+        BufferPool pool = BufferPool.builder().bufferSize(4096).count(2).build();
+        return pool.acquireBuffer();
+    }
+
     private static int threadsNamed(String prefix) {
         return (int) Thread.getAllStackTraces().keySet().stream()
                 .filter(t -> t.getName().startsWith(prefix) && t.isAlive()).count();
