@@ -6,16 +6,24 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import javax.management.JMException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import javax.management.ObjectName;
+import javax.management.StandardMBean;
 
 /**
  * The library's MXBeans, registered off the caller's path: the platform MBean server takes a tenth of a second or
  * more to start in a fresh JVM, which the first file a program opens should not wait for. Names are reserved at
  * once (so they can be reported); registration and unregistration run in order on one daemon thread, as
  * {@link BackgroundWork}.
+ *
+ * <p>A runtime image without the {@code java.management} module (made with {@code jlink}, uring4j on its class path)
+ * gets no MXBeans, after one warning; everything else works. So no catch clause, field or signature here names a
+ * {@code javax.management} type that loading this class would need.
  */
 public final class Jmx {
+    /** Whether this runtime has {@code java.management}. */
+    private static final boolean PRESENT = ModuleLayer.boot().findModule("java.management").isPresent();
+    private static final AtomicBoolean ABSENT_TOLD = new AtomicBoolean();
     private static final Set<String> RESERVED = ConcurrentHashMap.newKeySet();
     private static final ExecutorService THREAD = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "uring4j-jmx");
@@ -28,18 +36,26 @@ public final class Jmx {
 
     /**
      * Reserves {@code domainAndType} with {@code ",name=..."} ({@code name} numbered from 2 where uring4j in this JVM
-     * took it already; no name: the bare one, once) and registers {@code bean} under it soon. Null when it cannot.
+     * took it already; no name: the bare one, once) and registers {@code impl} under it soon, as an MXBean of
+     * {@code mxbeanInterface}. The canonical name, or null when it cannot.
      */
-    public static ObjectName register(String domainAndType, String name, Object bean) {
+    public static String register(String domainAndType, String name, Object impl, Class<?> mxbeanInterface) {
+        if (!PRESENT) {
+            if (ABSENT_TOLD.compareAndSet(false, true)) {
+                Log.warn("no JMX view of uring4j: this Java runtime has no java.management module");
+            }
+            return null;
+        }
         for (int i = 1; i < 1000; i++) {
             ObjectName on;
             try {
                 on = new ObjectName(name == null ? domainAndType
                         : domainAndType + ",name=" + ObjectName.quote(i == 1 ? name : name + "#" + i));
-            } catch (JMException e) {
+            } catch (Exception e) {
                 return null;
             }
-            if (!RESERVED.add(on.getCanonicalName())) {
+            String canonical = on.getCanonicalName();
+            if (!RESERVED.add(canonical)) {
                 if (name == null) {
                     return null;
                 }
@@ -47,27 +63,37 @@ public final class Jmx {
             }
             THREAD.execute(BackgroundWork.counted(() -> {
                 try {
-                    ManagementFactory.getPlatformMBeanServer().registerMBean(bean, on);
-                } catch (JMException | RuntimeException e) {
-                    Log.warn("the JMX view " + on + " could not be registered: " + e);
+                    ManagementFactory.getPlatformMBeanServer()
+                            .registerMBean(new StandardMBean(impl, cast(mxbeanInterface), true), on);
+                } catch (Exception e) {
+                    Log.warn("the JMX view " + canonical + " could not be registered: " + e);
                 }
             }));
-            return on;
+            return canonical;
         }
         return null;
     }
 
-    /** Unregisters {@code on} (after its registration, if that is still to run) and frees its name. */
-    public static void unregister(ObjectName on) {
+    @SuppressWarnings("unchecked")
+    private static <T> Class<T> cast(Class<?> c) {
+        return (Class<T>) c;
+    }
+
+    /** Unregisters {@code canonicalName} (after its registration, if that is still to run) and frees the name. */
+    public static void unregister(String canonicalName) {
+        if (canonicalName == null || !PRESENT) {
+            return;
+        }
         THREAD.execute(BackgroundWork.counted(() -> {
             try {
+                ObjectName on = new ObjectName(canonicalName);
                 if (ManagementFactory.getPlatformMBeanServer().isRegistered(on)) {
                     ManagementFactory.getPlatformMBeanServer().unregisterMBean(on);
                 }
-            } catch (JMException | RuntimeException e) {
+            } catch (Exception e) {
                 // gone already
             } finally {
-                RESERVED.remove(on.getCanonicalName());
+                RESERVED.remove(canonicalName);
             }
         }));
     }

@@ -17,8 +17,6 @@ import io.github.uring4j.ring.UringUnavailableException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.ref.Cleaner;
-import javax.management.ObjectName;
-import javax.management.StandardMBean;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ThreadFactory;
@@ -90,7 +88,7 @@ public final class IoExecutor implements AutoCloseable {
     final BouncePool bounces = new BouncePool();
     private final String fallbackReason;
     private final String name;
-    private final ObjectName mbean;
+    private final String mbean;
     /** Whether it is closed, and the closing itself: shared with the cleaner, which holds no reference to this. */
     private final Lifecycle life;
     private final Cleaner.Cleanable cleanable;
@@ -144,7 +142,7 @@ public final class IoExecutor implements AutoCloseable {
      */
     private static final class Lifecycle implements Runnable {
         final IoBackend backend;
-        volatile ObjectName mbean;
+        volatile String mbean;
         volatile boolean closed;
 
         Lifecycle(IoBackend backend) {
@@ -160,10 +158,7 @@ public final class IoExecutor implements AutoCloseable {
                 closed = true;
             }
             backend.shutdown();
-            ObjectName on = mbean;
-            if (on != null) {
-                Jmx.unregister(on);
-            }
+            Jmx.unregister(mbean);
         }
     }
 
@@ -227,14 +222,9 @@ public final class IoExecutor implements AutoCloseable {
     }
 
     /** Registers the MXBean; a second executor of the same name gets a numbered one. Null if JMX refuses. */
-    private ObjectName register() {
-        try {
-            return Jmx.register("io.github.uring4j:type=IoExecutor", name,
-                    new StandardMBean(new Stats(name, backend, fallbackReason, life), IoExecutorMXBean.class, true));
-        } catch (RuntimeException e) {
-            Log.warn("the JMX view of executor " + name + " could not be registered: " + e);
-            return null;
-        }
+    private String register() {
+        return Jmx.register("io.github.uring4j:type=IoExecutor", name, new Stats(name, backend, fallbackReason, life),
+                IoExecutorMXBean.class);
     }
 
     /**
@@ -242,7 +232,7 @@ public final class IoExecutor implements AutoCloseable {
      * name="..."}), or empty when it could not be registered.
      */
     public Optional<String> jmxName() {
-        return Optional.ofNullable(mbean).map(ObjectName::getCanonicalName);
+        return Optional.ofNullable(mbean);
     }
 
     private static ThreadFactory daemonFactory(String name) {

@@ -216,7 +216,7 @@ public final class UringFiles {
             return;
         }
         registered = true;
-        io.github.uring4j.engine.Jmx.register("io.github.uring4j:type=DropIns", null, new Beans());
+        io.github.uring4j.engine.Jmx.register("io.github.uring4j:type=DropIns", null, new Beans(), DropInsMXBean.class);
     }
 
     private static final class Beans implements DropInsMXBean {

@@ -2,6 +2,7 @@ package io.github.uring4j.nio;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.uring4j.nio.program.UnchangedProgram;
@@ -216,13 +217,40 @@ class ProviderChildJvmTest {
                         .filter(l -> l.contains(UringFileSystemProvider.class.getName() + " ")).toList());
     }
 
+    /**
+     * A runtime image of {@code java.base} alone (made with {@code jlink}), uring4j on its class path: the program
+     * runs on the provider, its {@code AsynchronousFileChannel} on the library's executor, and the only word about
+     * the missing {@code java.management} and {@code jdk.jfr} modules is one warning that there is no JMX view.
+     * (Before, the executor failed with {@code NoClassDefFoundError: javax/management/StandardMBean}.)
+     */
+    @Test
+    void aRuntimeImageOfJavaBaseAloneRunsTheProviderAndTheExecutor() throws Exception {
+        Path image = tmp.resolve("java-base-image");
+        StringWriter messages = new StringWriter();
+        int rc = ToolProvider.findFirst("jlink").orElseThrow().run(new PrintWriter(messages),
+                new PrintWriter(messages), "--add-modules", "java.base", "--output", image.toString());
+        assertEquals(0, rc, messages.toString());
+        Path data = Files.write(tmp.resolve("data"), UnchangedProgram.content(UnchangedProgram.FILES.get(0)));
+        Path program = location(io.github.uring4j.nio.program.FirstFileThenExit.class);
+        String text = runFirstFile(image.resolve("bin/java").toString(),
+                List.of("-cp", location(UringFileSystemProvider.class) + java.io.File.pathSeparator + program), data,
+                "async");
+        assertTrue(text.contains("ASYNC 100"), text);
+        assertTrue(text.contains("no JMX view of uring4j: this Java runtime has no java.management module"), text);
+        assertFalse(text.contains("Exception") || text.contains("Error"), text);
+    }
+
     /** Runs {@code FirstFileThenExit} on the provider with {@code jvmArgs}; checks it and returns its output. */
     String runFirstFile(List<String> jvmArgs, Path data) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
-                "--enable-native-access=ALL-UNNAMED", PROPERTY));
+        return runFirstFile(ProcessHandle.current().info().command().orElseThrow(), jvmArgs, data);
+    }
+
+    String runFirstFile(String java, List<String> jvmArgs, Path data, String... more) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED", PROPERTY));
         cmd.addAll(jvmArgs);
         cmd.add(io.github.uring4j.nio.program.FirstFileThenExit.class.getName());
         cmd.add(data.toString());
+        cmd.addAll(List.of(more));
         Process p = new ProcessBuilder(cmd).directory(tmp.toFile()).redirectErrorStream(true).start();
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         p.getInputStream().transferTo(out);
