@@ -342,9 +342,13 @@ public final class IoExecutor implements AutoCloseable {
         private Builder() {
         }
 
-        /** Event loops (threads, each with its own ring); default a quarter of the cores, 1 to 4. */
+        /**
+         * Event loops (threads, each with its own ring), 1 to 1,024; default a quarter of the cores, 1 to 4. (A loop
+         * is a thread and about eight memory mappings: 100,000 of them exhausted the process's mappings and the JVM
+         * died, where a loop per core is what a machine can use.)
+         */
         public Builder loops(int loops) {
-            this.loops = positive(loops, "loops");
+            this.loops = within(loops, 1024, "loops");
             return this;
         }
 
@@ -543,11 +547,11 @@ public final class IoExecutor implements AutoCloseable {
         }
 
         /**
-         * Worker threads of the threads backend (default twice the cores, at least 4), and the calls one file runs
-         * at once there. While every worker is blocked the pool grows, up to 256 threads.
+         * Worker threads of the threads backend (default twice the cores, at least 4; at most 4,096), and the calls
+         * one file runs at once there. While every worker is blocked the pool grows, up to 256 threads.
          */
         public Builder threads(int threads) {
-            this.threads = positive(threads, "threads");
+            this.threads = within(threads, 4096, "threads");
             return this;
         }
 
@@ -593,9 +597,9 @@ public final class IoExecutor implements AutoCloseable {
             return new IoExecutor(this);
         }
 
-        private static int positive(int v, String what) {
-            if (v <= 0) {
-                throw new IllegalArgumentException(what + " must be positive: " + v);
+        private static int within(int v, int max, String what) {
+            if (v <= 0 || v > max) {
+                throw new IllegalArgumentException(what + " must be 1.." + max + ": " + v);
             }
             return v;
         }

@@ -568,6 +568,17 @@ class LoopPolicyTest {
                 () -> IoExecutor.builder().inFlightBytes(0));
         org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
                 () -> IoExecutor.builder().inlineWriteMax(-1));
+        // a loop is a thread and its ring's mappings: 100,000 of them killed the JVM (its mappings exhausted)
+        for (int loops : new int[] {0, -1, 1025, 100_000, Integer.MAX_VALUE}) {
+            IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                    () -> IoExecutor.builder().loops(loops));
+            assertEquals("loops must be 1..1024: " + loops, e.getMessage());
+        }
+        for (int threads : new int[] {0, 4097, Integer.MAX_VALUE}) {
+            IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                    () -> IoExecutor.builder().threads(threads));
+            assertEquals("threads must be 1..4096: " + threads, e.getMessage());
+        }
     }
 
     @Test
