@@ -55,4 +55,15 @@ class MainTest {
         assertEquals(0, iops.exit());
         assertTrue(iops.out().startsWith("uring4j-bench "), iops.out());
     }
+
+    /** Thread and depth counts a machine cannot run are refused at once, before any data set is looked at. */
+    @Test
+    void readRefusesThreadAndDepthCountsOutOfRange() {
+        for (String[] args : new String[][] {{"--threads", "0"}, {"--threads", "100000"}, {"--depth", "0"},
+                {"--depth", "2000000"}}) {
+            Run r = run("read", "--dir", "/nonexistent", args[0], args[1]);
+            assertEquals(2, r.exit(), String.join(" ", args) + ": " + r.out() + r.err());
+            assertTrue(r.err().contains("--threads must be 1..1024 and --depth 1..1000000"), r.err());
+        }
+    }
 }
