@@ -174,6 +174,21 @@ final class Conform {
     }
 
     /** The descriptors of this process that refer to a file under {@code dir}, as "fd -> target". */
+    /**
+     * The descriptors still open under {@code dir} once garbage collection has had up to a minute to close what is
+     * unreachable (none, if it did).
+     */
+    static List<String> fdsUnderAfterCollection(Path dir) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        List<String> open = fdsUnder(dir);
+        while (!open.isEmpty() && System.nanoTime() - deadline < 0) {
+            System.gc();
+            Thread.sleep(20);
+            open = fdsUnder(dir);
+        }
+        return open;
+    }
+
     static List<String> fdsUnder(Path dir) throws IOException {
         String prefix = dir.toRealPath().toString();
         List<String> out = new ArrayList<>();

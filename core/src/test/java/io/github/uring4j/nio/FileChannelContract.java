@@ -1917,13 +1917,7 @@ abstract class FileChannelContract {
                 default -> assertEquals(8192, ch.map(MapMode.READ_ONLY, 0, 8192).capacity());
             }
         }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        List<String> open = Conform.fdsUnder(dir);
-        while (!open.isEmpty() && System.nanoTime() - deadline < 0) {
-            System.gc();
-            Thread.sleep(20);
-            open = Conform.fdsUnder(dir);
-        }
+        List<String> open = Conform.fdsUnderAfterCollection(dir);
         assertEquals(0, open.size(), "descriptors of dropped channels a minute after they were dropped: " + open);
         try (FileChannel ch = open(p, READ)) {
             assertArrayEquals(pattern(8192, 98), read(ch, 0, 8192));

@@ -178,11 +178,9 @@ class ProviderChildJvmTest {
      */
     @Test
     void aProgramEndingAtOnceOnTheProviderWritesAClassArchiveAtExitWithoutCrashing() throws Exception {
-        // class archives take classes from jars only
-        Path core = jar("core.jar", location(UringFileSystemProvider.class), ".");
-        Path program = jar("program.jar", location(io.github.uring4j.nio.program.FirstFileThenExit.class),
-                io.github.uring4j.nio.program.FirstFileThenExit.class.getName().replace('.', '/') + ".class");
-        Path data = Files.write(tmp.resolve("data"), UnchangedProgram.content(UnchangedProgram.FILES.get(0)));
+        Path core = coreJar();
+        Path program = programJar();
+        Path data = data();
         for (int i = 0; i < 8; i++) {
             Path archive = tmp.resolve("archive-" + i + ".jsa");
             String text = runFirstFile(List.of("-XX:ArchiveClassesAtExit=" + archive, "-cp",
@@ -197,10 +195,9 @@ class ProviderChildJvmTest {
      */
     @Test
     void theProviderOnTheBootClassPathRunsFromAClassArchiveItsTrainingRunWrote() throws Exception {
-        Path core = jar("core.jar", location(UringFileSystemProvider.class), ".");
-        Path program = jar("program.jar", location(io.github.uring4j.nio.program.FirstFileThenExit.class),
-                io.github.uring4j.nio.program.FirstFileThenExit.class.getName().replace('.', '/') + ".class");
-        Path data = Files.write(tmp.resolve("data"), UnchangedProgram.content(UnchangedProgram.FILES.get(0)));
+        Path core = coreJar();
+        Path program = programJar();
+        Path data = data();
         Path archive = tmp.resolve("boot.jsa");
         List<String> boot = List.of("-Xbootclasspath/a:" + core, "-cp", program.toString());
         List<String> training = new ArrayList<>(List.of("-XX:ArchiveClassesAtExit=" + archive));
@@ -230,7 +227,7 @@ class ProviderChildJvmTest {
         int rc = ToolProvider.findFirst("jlink").orElseThrow().run(new PrintWriter(messages),
                 new PrintWriter(messages), "--add-modules", "java.base", "--output", image.toString());
         assertEquals(0, rc, messages.toString());
-        Path data = Files.write(tmp.resolve("data"), UnchangedProgram.content(UnchangedProgram.FILES.get(0)));
+        Path data = data();
         Path program = location(io.github.uring4j.nio.program.FirstFileThenExit.class);
         String text = runFirstFile(image.resolve("bin/java").toString(),
                 List.of("-cp", location(UringFileSystemProvider.class) + java.io.File.pathSeparator + program), data,
@@ -260,6 +257,22 @@ class ProviderChildJvmTest {
         assertTrue(text.contains("PROVIDER " + UringFileSystemProvider.class.getName()), text);
         assertArrayEquals(Files.readAllBytes(data), Files.readAllBytes(tmp.resolve("data.copy")));
         return text;
+    }
+
+    /** uring4j's classes as a jar: class archives take classes from jars only. */
+    Path coreJar() throws Exception {
+        return jar("core.jar", location(UringFileSystemProvider.class), ".");
+    }
+
+    /** {@code FirstFileThenExit} alone, as a jar. */
+    Path programJar() throws Exception {
+        return jar("program.jar", location(io.github.uring4j.nio.program.FirstFileThenExit.class),
+                io.github.uring4j.nio.program.FirstFileThenExit.class.getName().replace('.', '/') + ".class");
+    }
+
+    /** The file {@code FirstFileThenExit} copies. */
+    Path data() throws IOException {
+        return Files.write(tmp.resolve("data"), UnchangedProgram.content(UnchangedProgram.FILES.get(0)));
     }
 
     /** A jar of {@code what} (paths relative to {@code dir}) in the test's directory. */

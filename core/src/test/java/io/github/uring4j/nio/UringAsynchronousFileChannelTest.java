@@ -12,7 +12,6 @@ import java.nio.channels.AsynchronousFileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** The AsynchronousFileChannel contract on the channels {@link UringFiles} hands out, and what only they do. */
@@ -35,13 +34,7 @@ class UringAsynchronousFileChannelTest extends AsynchronousFileChannelContract {
             assertEquals(100, await(ch.read(ByteBuffer.allocate(100), 0)));
             assertEquals(1, await(ch.write(ByteBuffer.wrap(new byte[] {pattern(4096, 99)[i]}), i)));
         }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        List<String> open = Conform.fdsUnder(dir);
-        while (!open.isEmpty() && System.nanoTime() - deadline < 0) {
-            System.gc();
-            Thread.sleep(20);
-            open = Conform.fdsUnder(dir);
-        }
+        List<String> open = Conform.fdsUnderAfterCollection(dir);
         assertEquals(0, open.size(), "descriptors of dropped channels a minute after they were dropped: " + open.size());
         assertArrayEquals(pattern(4096, 99), Files.readAllBytes(p));
     }
