@@ -21,6 +21,9 @@ import java.lang.foreign.ValueLayout;
  * 4 KiB read with the caller parked, 1.2-1.3 µs with it spinning ({@link Waits}), and 84 µs to 3.4 ms after the loop
  * had slept 100-300 ms; the JDK's {@code FileChannel} read, made on the caller's thread, took 0.6 µs, and so does this.
  *
+ * <p>A file system that refuses {@code RWF_NOWAIT} reads sends them to the loop, unless it keeps its files in memory
+ * (tmpfs, ramfs): those are read with a plain {@code preadv2}, which waits for no device.
+ *
  * <p>Only regular files (a pipe's reads must keep their order with those waiting in the loop), not {@code O_DIRECT}
  * (the device, not the page cache, serves those), not on a loop thread (its requests run on it anyway), and at most
  * {@link #MAX} bytes; a full read ({@code readFully}) only when it got every byte. The descriptor is pinned for the
@@ -33,6 +36,7 @@ public final class CallerReads {
     private static final int UNKNOWN = 0;
     private static final int REGULAR = 1;
     private static final int NEVER = 2;
+    private static final int IN_MEMORY = 3;
 
     /** Per thread: the memory the calls need. */
     private static final class Scratch {
@@ -40,6 +44,7 @@ public final class CallerReads {
         final MemorySegment iov;
         final MemorySegment empty;
         final StatxBuffer statx;
+        final MemorySegment statfs;
 
         Scratch() {
             Arena a = Arena.ofAuto();
@@ -47,6 +52,7 @@ public final class CallerReads {
             iov = a.allocate(16, 8);
             empty = a.allocateFrom("");
             statx = StatxBuffer.allocate(a);
+            statfs = a.allocate(LeanCalls.STATFS_SIZE, 8);
         }
     }
 
@@ -82,16 +88,23 @@ public final class CallerReads {
             }
             sc.iov.set(ValueLayout.JAVA_LONG, 0, r.address);
             sc.iov.set(ValueLayout.JAVA_LONG, 8, r.length);
-            n = LeanCalls.preadv2(sc.capture, h.fd, sc.iov, 1, r.position, Uapi.RWF_NOWAIT);
+            boolean inMemory = h.callerReads() == IN_MEMORY;
+            n = LeanCalls.preadv2(sc.capture, h.fd, sc.iov, 1, r.position, inMemory ? 0 : Uapi.RWF_NOWAIT);
+            if (n == -Errno.EOPNOTSUPP && !inMemory) {
+                // No RWF_NOWAIT reads here. A file in memory (tmpfs) is read plainly, as it never waits for a
+                // device: io_uring would hand the read to an io-wq worker. Any other file's reads go to the loop.
+                if (!LeanCalls.inMemory(sc.capture, h.fd, sc.statfs)) {
+                    h.callerReads(NEVER);
+                    return -1;
+                }
+                h.callerReads(IN_MEMORY);
+                n = LeanCalls.preadv2(sc.capture, h.fd, sc.iov, 1, r.position, 0);
+            }
         } catch (IllegalStateException | LinkageError e) {
             h.callerReads(NEVER); // the calls cannot be made here: the loops read
             return -1;
         } finally {
             h.unpin();
-        }
-        if (n == -Errno.EOPNOTSUPP) {
-            h.callerReads(NEVER); // a file system without RWF_NOWAIT reads
-            return -1;
         }
         if (n != r.length && (n != 0 || r.fully)) {
             return -1; // EAGAIN, a part of it, an error, or a full read at the end: the loop's read says what it is

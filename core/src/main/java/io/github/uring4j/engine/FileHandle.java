@@ -31,7 +31,10 @@ public abstract class FileHandle {
     private final AtomicInteger state = new AtomicInteger(OPEN);
     /** Calls a client makes on its own thread with the descriptor now ({@link #tryPin}). */
     private final AtomicInteger pins = new AtomicInteger();
-    /** What a client's own read of the file may be: 0 not known yet, 1 a regular file, 2 not one (see {@link #callerReads}). */
+    /**
+     * What a client's own read of the file may be: 0 not known yet, 1 a regular file, 2 not one, 3 a regular file in
+     * memory (see {@link #callerReads}).
+     */
     private volatile int callerReads;
     /** Completed by {@link #markClosed()} once someone waits for it ({@link #whenClosed}); guarded by this. */
     private java.util.concurrent.CompletableFuture<Void> closedSignal;
@@ -102,7 +105,10 @@ public abstract class FileHandle {
         }
     }
 
-    /** 0: not known whether the caller's own reads may be tried; 1: they may; 2: they may not. */
+    /**
+     * 0: not known whether the caller's own reads may be tried; 1: they may, with {@code RWF_NOWAIT}; 2: they may not;
+     * 3: they may, plain (the file lives in memory, where {@code RWF_NOWAIT} is refused).
+     */
     public int callerReads() {
         return callerReads;
     }

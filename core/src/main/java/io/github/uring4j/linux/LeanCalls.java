@@ -101,6 +101,9 @@ public final class LeanCalls {
         static final MethodHandle MH = handle("fstatvfs64",
                 FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
     }
+    private static final class FSTATFS {
+        static final MethodHandle MH = handle("fstatfs64", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
+    }
     private static final class STRERROR {
         // a C string as the target of a pointer: restricted, so it is made here, where it is first needed
         static final AddressLayout C_STRING = ADDRESS.withTargetLayout(
@@ -111,6 +114,11 @@ public final class LeanCalls {
 
     /** {@code struct statvfs} on x86-64 and aarch64: {@code f_bsize} is its first field. */
     public static final long STATVFS_SIZE = 112;
+    /** {@code struct statfs} on x86-64 and aarch64: {@code f_type} is its first field, a {@code long}. */
+    public static final long STATFS_SIZE = 120;
+    /** {@code TMPFS_MAGIC} and {@code RAMFS_MAGIC} of {@code <linux/magic.h>}: file systems in memory. */
+    public static final long TMPFS_MAGIC = 0x01021994L;
+    public static final long RAMFS_MAGIC = 0x858458f6L;
 
     static {
         // Each call's holder class is loaded now, not initialised (linking waits for the first call): from a class
@@ -328,6 +336,28 @@ public final class LeanCalls {
         } catch (Throwable t) {
             throw linkage(t);
         }
+    }
+
+    /** {@code fstatfs(fd, buf)}, {@code buf} at least {@link #STATFS_SIZE} bytes; {@code f_type} is its first long. */
+    public static int fstatfs(MemorySegment capture, int fd, MemorySegment buf) {
+        try {
+            return result((int) FSTATFS.MH.invokeExact(capture, fd, buf), capture);
+        } catch (Throwable t) {
+            throw linkage(t);
+        }
+    }
+
+    /**
+     * Whether {@code fd}'s file lives in memory (tmpfs, ramfs): such file systems refuse {@code RWF_NOWAIT}, so
+     * io_uring hands each of their reads and writes to an io-wq worker, and a plain call never waits for a device.
+     * {@code buf}: at least {@link #STATFS_SIZE} bytes.
+     */
+    public static boolean inMemory(MemorySegment capture, int fd, MemorySegment buf) {
+        if (fstatfs(capture, fd, buf) != 0) {
+            return false;
+        }
+        long type = buf.get(ValueLayout.JAVA_LONG, 0) & 0xffffffffL;
+        return type == TMPFS_MAGIC || type == RAMFS_MAGIC;
     }
 
     /** The C library's description of {@code errno}, as the JDK's exceptions word it ("No such file or directory"). */

@@ -84,6 +84,82 @@ class LoopPolicyTest {
         }
     }
 
+    /**
+     * A file in memory (tmpfs at {@code /dev/shm}; skipped where there is none): tmpfs refuses {@code RWF_NOWAIT}, so
+     * io_uring would hand each read to an io-wq worker. Handler reads (at, across and past the end) are made by the
+     * loop itself, with the ring's results; future reads on the caller's thread; with {@code inlineWriteMax(0)} the
+     * ring makes them all. A file on the test's own file system is read through the ring as before.
+     */
+    @Test
+    void readsOfAFileInMemoryAreMadeByTheLoopOrTheCallerNotAnIoWqWorker() throws Exception {
+        Path shm = Path.of("/dev/shm");
+        Assumptions.assumeTrue(Files.isDirectory(shm) && Files.getFileStore(shm).type().equals("tmpfs"),
+                "no tmpfs at /dev/shm");
+        Path p = Files.createTempFile(shm, "uring4j-inmemory", ".bin");
+        try {
+            byte[] data = new byte[3 * 4096 + 100];
+            new Random(8).nextBytes(data);
+            Files.write(p, data);
+            for (int max : new int[] {1 << 20, 0}) {
+                try (IoExecutor io = UringExecutorTest.uring().loops(1).inlineWriteMax(max).build();
+                        AsyncFile f = get(AsyncFile.open(io, p))) {
+                    long before = ((UringBackend) io.backend).inlineReads();
+                    for (long at : new long[] {0, 4096, 3 * 4096, 3 * 4096 + 100, 1 << 20}) {
+                        ByteBuffer b = ByteBuffer.allocateDirect(4096);
+                        int want = at >= data.length ? -1 : (int) Math.min(4096, data.length - at);
+                        assertEquals(want, handlerRead(f, b, at), "read at " + at);
+                        if (want > 0) {
+                            assertArrayEquals(java.util.Arrays.copyOfRange(data, (int) at, (int) at + want),
+                                    java.util.Arrays.copyOf(bytes(b.flip()), want), "bytes at " + at);
+                        }
+                    }
+                    long loopMade = ((UringBackend) io.backend).inlineReads() - before;
+                    assertEquals(max == 0 ? 0 : 5, loopMade, "reads the loop made itself, inlineWriteMax " + max);
+                    ByteBuffer b = ByteBuffer.allocateDirect(4096);
+                    CompletableFuture<Integer> read = f.read(b, 4096);
+                    assertTrue(read.isDone(), "a future read is made on the caller's thread");
+                    assertEquals(4096, get(read));
+                    assertArrayEquals(java.util.Arrays.copyOfRange(data, 4096, 8192), bytes(b.flip()));
+                }
+            }
+        } finally {
+            Files.deleteIfExists(p);
+        }
+        try (IoExecutor io = UringExecutorTest.uring().loops(1).build()) {
+            Path onDisk = dir.resolve("on-disk");
+            Files.write(onDisk, new byte[4096]);
+            try (AsyncFile f = get(AsyncFile.open(io, onDisk))) {
+                assertEquals(4096, handlerRead(f, ByteBuffer.allocateDirect(4096), 0));
+            }
+            if (!Files.getFileStore(dir).type().equals("tmpfs")) {
+                assertEquals(0, ((UringBackend) io.backend).inlineReads(), "a file on disk is read by the ring");
+            }
+        }
+    }
+
+    /** A read through a {@code CompletionHandler}, which the loop delivers (a future's may be the caller's own). */
+    private static int handlerRead(AsyncFile f, ByteBuffer b, long at) throws Exception {
+        CompletableFuture<Integer> n = new CompletableFuture<>();
+        f.read(b, at, null, new java.nio.channels.CompletionHandler<Integer, Object>() {
+            @Override
+            public void completed(Integer r, Object a) {
+                n.complete(r);
+            }
+
+            @Override
+            public void failed(Throwable t, Object a) {
+                n.completeExceptionally(t);
+            }
+        });
+        return get(n);
+    }
+
+    private static byte[] bytes(ByteBuffer b) {
+        byte[] a = new byte[b.remaining()];
+        b.duplicate().get(a);
+        return a;
+    }
+
     @Test
     void createsAndTruncatesOfAnIdleLoopAreMadeByTheLoopWithTheRingsResults() throws Exception {
         try (IoExecutor io = UringExecutorTest.uring().loops(1).build()) {

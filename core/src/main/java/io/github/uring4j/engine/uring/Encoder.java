@@ -204,6 +204,9 @@ final class Encoder {
         if (r.kind == Request.WRITE_SYNC && loop.inline.writeSync(s, r, f)) {
             return;
         }
+        if (r.kind == Request.READ && loop.inline.read(s, r, f)) {
+            return;
+        }
         FileTarget t = f.target(loop);
         s.res[Slot.MAIN] = 0;
         s.res[Slot.LINKED] = 0;

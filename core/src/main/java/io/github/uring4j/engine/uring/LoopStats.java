@@ -17,6 +17,7 @@ final class LoopStats {
     private static final VarHandle INLINE_SYNCS;
     private static final VarHandle INLINE_OPENS;
     private static final VarHandle INLINE_SIZES;
+    private static final VarHandle INLINE_READS;
 
     static {
         try {
@@ -30,6 +31,7 @@ final class LoopStats {
             INLINE_SYNCS = l.findVarHandle(LoopStats.class, "inlineSyncs", long.class);
             INLINE_OPENS = l.findVarHandle(LoopStats.class, "inlineOpens", long.class);
             INLINE_SIZES = l.findVarHandle(LoopStats.class, "inlineSizes", long.class);
+            INLINE_READS = l.findVarHandle(LoopStats.class, "inlineReads", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -45,6 +47,7 @@ final class LoopStats {
     private long inlineSyncs;
     private long inlineOpens;
     private long inlineSizes;
+    private long inlineReads;
 
     /** Loop thread: slots in use now. */
     void inFlight(int n) {
@@ -94,6 +97,16 @@ final class LoopStats {
     /** Sizes the loop asked of the kernel itself. */
     long inlineSizes() {
         return (long) INLINE_SIZES.getOpaque(this);
+    }
+
+    /** Loop thread: one more read of a file in memory, made by the loop itself (see {@link InlineWrites#read}). */
+    void inlineReadOne() {
+        INLINE_READS.setOpaque(this, inlineReads + 1);
+    }
+
+    /** Reads the loop made itself. */
+    long inlineReads() {
+        return (long) INLINE_READS.getOpaque(this);
     }
 
     /** Syncs the loop made itself. */

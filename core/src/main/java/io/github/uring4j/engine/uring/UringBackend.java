@@ -347,7 +347,8 @@ public final class UringBackend implements IoBackend {
             queued += l.stats.queued();
             completed += l.stats.completed();
             overflows += l.cqOverflows();
-            loopCalls += l.stats.inlineWrites() + l.stats.inlineSyncs() + l.stats.inlineOpens() + l.stats.inlineSizes();
+            loopCalls += l.stats.inlineWrites() + l.stats.inlineSyncs() + l.stats.inlineOpens() + l.stats.inlineSizes()
+                    + l.stats.inlineReads();
             slow += l.stats.inlineBlocked();
         }
         return new io.github.uring4j.engine.BackendStats(loops.length, inFlight, queued, completed, overflows, loopCalls,
@@ -390,6 +391,11 @@ public final class UringBackend implements IoBackend {
     /** Sizes ({@code statx}) the idle loops asked of the kernel themselves instead of through the ring (tests). */
     public long inlineSizes() {
         return sum(LoopStats::inlineSizes);
+    }
+
+    /** Reads of files in memory the loops made themselves instead of through the ring (tests). */
+    public long inlineReads() {
+        return sum(LoopStats::inlineReads);
     }
 
     /** A loop counter summed over the loops. */

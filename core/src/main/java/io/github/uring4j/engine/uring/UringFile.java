@@ -44,6 +44,12 @@ final class UringFile extends FileHandle {
     static final int TYPE_OTHER = 2;
     /** What kind of file this is, asked by the first loop that needs to know; any loop may set it. */
     volatile int type;
+    /** {@link #inMemory}: not asked yet; in memory (tmpfs, ramfs); not. */
+    static final int MEMORY_UNKNOWN = 0;
+    static final int MEMORY_YES = 1;
+    static final int MEMORY_NO = 2;
+    /** Whether the file lives in memory: the loops then read it themselves (see {@link InlineWrites#read}). */
+    volatile int inMemory;
     /** How the loops write this file (see {@link InlineWrites}); any loop may update it, the last word wins. */
     volatile int inlineWrites;
     /** Until this {@link System#nanoTime()}, blocking writes of this file go to the ring. */
