@@ -86,9 +86,4 @@ public final class BackgroundWork {
             return true; // cannot tell: the wait is bounded
         }
     }
-
-    /** Work counted now (tests). */
-    static int running() {
-        return RUNNING.get();
-    }
 }
