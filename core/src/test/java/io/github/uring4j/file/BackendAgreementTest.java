@@ -95,10 +95,7 @@ class BackendAgreementTest {
     }
 
     private static String digest(Path p) throws java.io.IOException {
-        byte[] b = Files.readAllBytes(p);
-        CRC32C c = new CRC32C();
-        c.update(b);
-        return b.length + " bytes " + Long.toHexString(c.getValue());
+        return TestFiles.digest(p, 0, 0);
     }
 
     private static String contents(ByteBuffer b) {

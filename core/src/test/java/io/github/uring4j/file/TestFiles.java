@@ -42,6 +42,41 @@ public final class TestFiles {
     }
 
     /**
+     * Skips the test where {@code p} is on tmpfs (a test directory under a {@code /tmp} in memory): what it checks is a
+     * disk file system's answer, and {@code why} says what tmpfs does instead.
+     */
+    public static void assumeNotInMemory(Path p, String why) throws IOException {
+        org.junit.jupiter.api.Assumptions.assumeFalse(Files.getFileStore(p).type().equals("tmpfs"),
+                () -> p.getParent() + " is on tmpfs: " + why);
+    }
+
+    /**
+     * Size and CRC32C of {@code p}'s bytes, with {@code [zeroFrom, zeroTo)} read as zeros; of a file over 64 MiB (a
+     * sparse one, written near the largest offset a file system takes: tmpfs takes 8 EiB) only its first and last
+     * 32 MiB are read.
+     */
+    public static String digest(Path p, long zeroFrom, long zeroTo) throws IOException {
+        long size = Files.size(p);
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        long part = 32L << 20;
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(p)) {
+            for (long[] range : size <= 2 * part ? new long[][] {{0, size}}
+                    : new long[][] {{0, part}, {size - part, size}}) {
+                ByteBuffer b = ByteBuffer.allocate((int) (range[1] - range[0]));
+                while (b.hasRemaining() && ch.read(b, range[0] + b.position()) > 0) {
+                    // until the range is read
+                }
+                byte[] a = b.array();
+                for (long at = Math.max(zeroFrom, range[0]); at < Math.min(zeroTo, range[0] + b.position()); at++) {
+                    a[(int) (at - range[0])] = 0;
+                }
+                crc.update(a, 0, b.position());
+            }
+        }
+        return size + " bytes, crc " + Long.toHexString(crc.getValue());
+    }
+
+    /**
      * A file system of {@code bytes} of its own (ext4 in an image under {@code dir}, loop-mounted), to fill up; the
      * test is skipped where one cannot be made (not root, no loop devices, no mkfs). {@link #unmount} removes it.
      */

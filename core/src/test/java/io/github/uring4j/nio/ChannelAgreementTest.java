@@ -105,11 +105,11 @@ class ChannelAgreementTest {
         if (!Files.isRegularFile(p)) {
             return "other";
         }
-        byte[] b = Files.readAllBytes(p);
-        CRC32C crc = new CRC32C();
-        crc.update(b);
-        return "file[" + b.length + " " + Long.toHexString(crc.getValue()) + " "
-                + HexFormat.of().formatHex(b, 0, Math.min(8, b.length)) + " "
+        byte[] head = new byte[(int) Math.min(8, Files.size(p))];
+        try (java.io.InputStream in = Files.newInputStream(p)) {
+            in.readNBytes(head, 0, head.length);
+        }
+        return "file[" + io.github.uring4j.file.TestFiles.digest(p, 0, 0) + " " + HexFormat.of().formatHex(head) + " "
                 + java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(p)) + "]";
     }
 
