@@ -37,8 +37,34 @@ import picocli.CommandLine.Option;
                 + "--json results) and write one Markdown and one HTML page with a table and PNG charts per workload.")
 public final class ReportCommand implements Callable<Integer> {
 
-    @Option(names = "--dir", description = "Directory for generated data (default: ${DEFAULT-VALUE}); never inside the repository.")
-    Path dir = Path.of(System.getProperty("java.io.tmpdir"), "uring4j-report-data");
+    @Option(names = "--dir", description = "Directory for generated data (default: ${DEFAULT-VALUE}: under /var/tmp where the "
+            + "temporary directory is in memory); never inside the repository, and on a disk for uncached reads to mean anything.")
+    Path dir = defaultDir();
+
+    /**
+     * The temporary directory, unless it is in memory (tmpfs: {@code /tmp} on some distributions), where nothing is
+     * ever read from a device and no page can be dropped from a cache: then {@code /var/tmp}, which is kept on disk.
+     */
+    static Path defaultDir() {
+        Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
+        Path varTmp = Path.of("/var/tmp");
+        return inMemory(tmp) && Files.isDirectory(varTmp) && !inMemory(varTmp) ? varTmp.resolve("uring4j-report-data")
+                : tmp.resolve("uring4j-report-data");
+    }
+
+    /** Whether {@code dir} (or the nearest existing directory above it) is on a file system in memory. */
+    static boolean inMemory(Path dir) {
+        Path p = dir.toAbsolutePath();
+        while (p != null && !Files.exists(p)) {
+            p = p.getParent();
+        }
+        try {
+            String type = p == null ? "" : Files.getFileStore(p).type();
+            return type.equals("tmpfs") || type.equals("ramfs");
+        } catch (IOException e) {
+            return false;
+        }
+    }
 
     @Option(names = "--out", description = "Output directory (default: ${DEFAULT-VALUE}).")
     Path out = Path.of("report");
@@ -114,6 +140,13 @@ public final class ReportCommand implements Callable<Integer> {
             }
         } else {
             checkNotInRepo(dir);
+            if (inMemory(dir)) {
+                String warning = "The data set is in memory (" + dir + " is on tmpfs): no read reaches a device and no"
+                        + " cached page can be dropped, so the O_DIRECT and uncached rows measure memory, not a disk."
+                        + " Run with --dir on a disk for them.";
+                System.err.println("uring4j-bench report: " + warning);
+                notes.add(warning);
+            }
             sections = runSuite(notes);
             env = environment;
         }
