@@ -1974,7 +1974,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
                 out.enterOrThrow();
                 try {
                     long done = bigCopy(c, in, inPos, out, outPos, count);
-                    for (boolean first = true; first || done < count; first = false) { // one call even for nothing
+                    while (true) { // one call even for nothing (and again after EINTR)
                         MemorySegment inOff = inPos < 0 ? MemorySegment.NULL : c.offsets.asSlice(0, 8);
                         MemorySegment outOff = outPos < 0 ? MemorySegment.NULL : c.offsets.asSlice(8, 8);
                         if (inPos >= 0) {
@@ -2007,6 +2007,9 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
                             break;
                         }
                         done += n;
+                        // One call that copied something is the transfer, as the JDK's channel makes it: XFS clones
+                        // the whole blocks of a range and says so, leaving the rest to the caller's next transfer.
+                        break;
                     }
                     Counters.KERNEL_COPIES.increment();
                     Counters.BYTES_READ.add(done);

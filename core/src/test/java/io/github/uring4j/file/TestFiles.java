@@ -51,6 +51,24 @@ public final class TestFiles {
     }
 
     /**
+     * Skips the test where the file system of {@code dir} takes a write at {@code position} (XFS and tmpfs hold files
+     * of up to 8 EiB, ext4 of 16 TiB): the test checks how a refused position is answered.
+     */
+    public static void assumeRefusesPosition(Path dir, long position) throws IOException {
+        Path probe = Files.createTempFile(dir, "position-probe", ".bin");
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(probe,
+                java.nio.file.StandardOpenOption.WRITE)) {
+            ch.write(ByteBuffer.allocate(16), position);
+            org.junit.jupiter.api.Assumptions.abort(Files.getFileStore(probe).type() + " at " + dir
+                    + " takes a write at " + position + ": no position to refuse");
+        } catch (IOException refused) {
+            // what the test needs
+        } finally {
+            Files.delete(probe);
+        }
+    }
+
+    /**
      * Size and CRC32C of {@code p}'s bytes, with {@code [zeroFrom, zeroTo)} read as zeros; of a file over 64 MiB (a
      * sparse one, written near the largest offset a file system takes: tmpfs takes 8 EiB) only its first and last
      * 32 MiB are read.
@@ -81,12 +99,17 @@ public final class TestFiles {
      * test is skipped where one cannot be made (not root, no loop devices, no mkfs). {@link #unmount} removes it.
      */
     public static Path smallFileSystem(Path dir, long bytes) throws Exception {
-        Path image = dir.resolve("small-fs.img");
-        Path mountPoint = Files.createDirectories(dir.resolve("small-fs"));
+        return smallFileSystem(dir, bytes, "ext4");
+    }
+
+    /** As {@link #smallFileSystem(Path, long)}, of {@code type} ({@code mkfs.<type>}: "ext4", "xfs"). */
+    public static Path smallFileSystem(Path dir, long bytes, String type) throws Exception {
+        Path image = dir.resolve("small-" + type + ".img");
+        Path mountPoint = Files.createDirectories(dir.resolve("small-" + type));
         try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(image.toFile(), "rw")) {
             f.setLength(bytes);
         }
-        String why = run("mkfs.ext4", "-q", "-F", image.toString());
+        String why = run("mkfs." + type, "-q", type.equals("xfs") ? "-f" : "-F", image.toString()); // force: a new image
         if (why == null) {
             why = run("mount", "-o", "loop", image.toString(), mountPoint.toString());
         }
