@@ -121,6 +121,8 @@ class KernelCopyTest {
     @Test
     void aSourceInThePageCacheIsLeftWholeOneOnTheDeviceIsSplit() throws Exception {
         Path cached = Files.write(dir.resolve("cached"), random(1_000_000, 6)); // just written: in the page cache
+        org.junit.jupiter.api.Assumptions.assumeFalse(Files.getFileStore(cached).type().equals("overlay"),
+                "cachestat sees no page of an overlayfs file (they are its backing file's)");
         Path sparse = dir.resolve("sparse");
         try (var f = java.nio.channels.FileChannel.open(sparse, java.nio.file.StandardOpenOption.CREATE_NEW,
                 java.nio.file.StandardOpenOption.WRITE)) {

@@ -51,6 +51,35 @@ public final class TestFiles {
     }
 
     /**
+     * Skips the test where the file system of {@code dir} serves no read from the page cache on the caller's thread:
+     * one that refuses {@code RWF_NOWAIT} reads (overlayfs, a container's own file system) and does not keep its files
+     * in memory (tmpfs, whose reads are plain ones there).
+     */
+    public static void assumeCallerReads(Path dir) throws IOException {
+        Path probe = Files.write(Files.createTempFile(dir, "nowait-probe", ".bin"), new byte[4096]);
+        try (java.lang.foreign.Arena a = java.lang.foreign.Arena.ofConfined()) {
+            java.lang.foreign.MemorySegment capture = io.github.uring4j.linux.LeanCalls.allocateCapture(a);
+            java.lang.foreign.MemorySegment iov = a.allocate(16, 8);
+            iov.set(java.lang.foreign.ValueLayout.JAVA_LONG, 0, a.allocate(4096).address());
+            iov.set(java.lang.foreign.ValueLayout.JAVA_LONG, 8, 4096);
+            int fd = io.github.uring4j.linux.LeanCalls.open(capture, a.allocateFrom(probe.toString()),
+                    io.github.uring4j.linux.Uapi.O_RDONLY | io.github.uring4j.linux.Uapi.O_CLOEXEC, 0);
+            try {
+                long n = io.github.uring4j.linux.LeanCalls.preadv2(capture, fd, iov, 1, 0,
+                        io.github.uring4j.linux.Uapi.RWF_NOWAIT);
+                boolean inMemory = io.github.uring4j.linux.LeanCalls.inMemory(capture, fd,
+                        a.allocate(io.github.uring4j.linux.LeanCalls.STATFS_SIZE, 8));
+                org.junit.jupiter.api.Assumptions.assumeTrue(n != -io.github.uring4j.linux.Errno.EOPNOTSUPP || inMemory,
+                        () -> dir + " is on a file system that refuses RWF_NOWAIT reads: they go to the loop");
+            } finally {
+                io.github.uring4j.linux.LeanCalls.close(capture, fd);
+            }
+        } finally {
+            Files.delete(probe);
+        }
+    }
+
+    /**
      * Skips the test where the file system of {@code dir} takes a write at {@code position} (XFS and tmpfs hold files
      * of up to 8 EiB, ext4 of 16 TiB): the test checks how a refused position is answered.
      */
