@@ -101,6 +101,9 @@ public final class LeanCalls {
         static final MethodHandle MH = handle("fstatvfs64",
                 FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
     }
+    private static final class MINCORE {
+        static final MethodHandle MH = handle("mincore", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, ADDRESS));
+    }
     private static final class FSTATFS {
         static final MethodHandle MH = handle("fstatfs64", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
     }
@@ -119,6 +122,8 @@ public final class LeanCalls {
     /** {@code TMPFS_MAGIC} and {@code RAMFS_MAGIC} of {@code <linux/magic.h>}: file systems in memory. */
     public static final long TMPFS_MAGIC = 0x01021994L;
     public static final long RAMFS_MAGIC = 0x858458f6L;
+    /** {@code OVERLAYFS_SUPER_MAGIC}: a container's file system, over files of a disk's. */
+    public static final long OVERLAYFS_MAGIC = 0x794c7630L;
 
     static {
         // Each call's holder class is loaded now, not initialised (linking waits for the first call): from a class
@@ -353,11 +358,25 @@ public final class LeanCalls {
      * {@code buf}: at least {@link #STATFS_SIZE} bytes.
      */
     public static boolean inMemory(MemorySegment capture, int fd, MemorySegment buf) {
-        if (fstatfs(capture, fd, buf) != 0) {
-            return false;
-        }
-        long type = buf.get(ValueLayout.JAVA_LONG, 0) & 0xffffffffL;
+        long type = fileSystem(capture, fd, buf);
         return type == TMPFS_MAGIC || type == RAMFS_MAGIC;
+    }
+
+    /** The {@code f_type} of {@code fd}'s file system ({@code fstatfs}), or 0 when it cannot be asked. */
+    public static long fileSystem(MemorySegment capture, int fd, MemorySegment buf) {
+        return fstatfs(capture, fd, buf) != 0 ? 0 : buf.get(ValueLayout.JAVA_LONG, 0) & 0xffffffffL;
+    }
+
+    /**
+     * {@code mincore(addr, length, vec)}: one byte per page of the mapping at {@code addr}, bit 0 set where the page is
+     * in memory; {@code -errno} on failure ({@code ENOMEM}: not mapped). Touches no page.
+     */
+    public static int mincore(MemorySegment capture, long addr, long length, MemorySegment vec) {
+        try {
+            return result((int) MINCORE.MH.invokeExact(capture, addr, length, vec), capture);
+        } catch (Throwable t) {
+            throw linkage(t);
+        }
     }
 
     /** The C library's description of {@code errno}, as the JDK's exceptions word it ("No such file or directory"). */

@@ -148,6 +148,21 @@ public final class TestFiles {
         return mountPoint;
     }
 
+    /**
+     * An overlayfs of the test's own (a container's file system is one), its layers under {@code dir}; skipped where
+     * none can be mounted (not root, no overlay support). {@link #unmount} removes it.
+     */
+    public static Path overlay(Path dir) throws Exception {
+        Path lower = Files.createDirectories(dir.resolve("ov-lower"));
+        Path upper = Files.createDirectories(dir.resolve("ov-upper"));
+        Path work = Files.createDirectories(dir.resolve("ov-work"));
+        Path merged = Files.createDirectories(dir.resolve("ov-merged"));
+        String why = run("mount", "-t", "overlay", "overlay", "-o", "lowerdir=" + lower + ",upperdir=" + upper
+                + ",workdir=" + work, merged.toString());
+        org.junit.jupiter.api.Assumptions.assumeTrue(why == null, () -> "no overlayfs here: " + why);
+        return merged;
+    }
+
     public static void unmount(Path mountPoint) throws Exception {
         String why = run("umount", "-l", mountPoint.toString());
         if (why != null) {

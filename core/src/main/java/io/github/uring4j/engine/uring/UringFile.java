@@ -44,12 +44,86 @@ final class UringFile extends FileHandle {
     static final int TYPE_OTHER = 2;
     /** What kind of file this is, asked by the first loop that needs to know; any loop may set it. */
     volatile int type;
-    /** {@link #inMemory}: not asked yet; in memory (tmpfs, ramfs); not. */
+    /** {@link #inMemory}: not asked yet; in memory (tmpfs, ramfs); not; on overlayfs. */
     static final int MEMORY_UNKNOWN = 0;
     static final int MEMORY_YES = 1;
     static final int MEMORY_NO = 2;
-    /** Whether the file lives in memory: the loops then read it themselves (see {@link InlineWrites#read}). */
+    static final int MEMORY_OVERLAY = 3;
+    /**
+     * Whether the file lives in memory, or on overlayfs: the loops then read it themselves, an overlay file when
+     * its pages are in the page cache (see {@link InlineWrites#read}).
+     */
     volatile int inMemory;
+    /** A read-only mapping of an overlayfs file, to ask which pages are cached ({@code mincore}); 0: none yet. */
+    private long residencyAddress;
+    private long residencyLength;
+    /** The calls that made the mapping, to end it with. */
+    private io.github.uring4j.linux.Syscalls residencySys;
+    /** No mapping could be made (or more files would be mapped than {@link #MAX_RESIDENCY_MAPPINGS}). */
+    private boolean residencyRefused;
+    /** Overlayfs files mapped for {@code mincore} at once, in all: a mapping each counts against the process's. */
+    static final int MAX_RESIDENCY_MAPPINGS = 1024;
+    private static final java.util.concurrent.atomic.AtomicInteger RESIDENCY_MAPPINGS =
+            new java.util.concurrent.atomic.AtomicInteger();
+
+    /** The address of the mapping of {@link #residency} if it covers {@code end} bytes, else 0. */
+    synchronized long mapped(long end) {
+        return residencyAddress != 0 && end <= residencyLength ? residencyAddress : 0;
+    }
+
+    /**
+     * The address of a read-only mapping of this file of at least {@code end} bytes (made, or made again larger, now),
+     * or 0 where there can be none. Any loop may ask.
+     */
+    synchronized long residency(io.github.uring4j.linux.Syscalls sys, long end, long size) {
+        if (residencyRefused || isClosed()) {
+            return 0;
+        }
+        if (residencyAddress != 0 && end <= residencyLength) {
+            return residencyAddress;
+        }
+        if (size < end) {
+            return 0; // past the end of the file: the read says how much there is
+        }
+        if (residencyAddress == 0 && RESIDENCY_MAPPINGS.incrementAndGet() > MAX_RESIDENCY_MAPPINGS) {
+            RESIDENCY_MAPPINGS.decrementAndGet();
+            residencyRefused = true;
+            return 0;
+        }
+        long addr = sys.mmap(0, size, io.github.uring4j.linux.Uapi.PROT_READ, io.github.uring4j.linux.Uapi.MAP_SHARED,
+                fd, 0);
+        if (addr < 0 && addr > -4096) {
+            if (residencyAddress == 0) {
+                RESIDENCY_MAPPINGS.decrementAndGet();
+                residencyRefused = true;
+            }
+            return 0;
+        }
+        if (residencyAddress != 0) {
+            sys.munmap(residencyAddress, residencyLength); // a smaller one, made before the file grew
+        }
+        residencyAddress = addr;
+        residencyLength = size;
+        residencySys = sys;
+        return addr;
+    }
+
+    /**
+     * The descriptor is closed: the mapping of {@link #residency} ends too. (A loop asking {@code mincore} of it at
+     * this moment is told {@code ENOMEM}, and the ring reads.)
+     */
+    @Override
+    public void markClosed() {
+        super.markClosed();
+        synchronized (this) {
+            if (residencyAddress != 0) {
+                residencySys.munmap(residencyAddress, residencyLength);
+                residencyAddress = 0;
+                RESIDENCY_MAPPINGS.decrementAndGet();
+            }
+            residencyRefused = true;
+        }
+    }
     /** How the loops write this file (see {@link InlineWrites}); any loop may update it, the last word wins. */
     volatile int inlineWrites;
     /** Until this {@link System#nanoTime()}, blocking writes of this file go to the ring. */
