@@ -1,6 +1,5 @@
 package io.github.uring4j.engine;
 
-import java.lang.management.ManagementFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -23,6 +22,8 @@ public final class BackgroundWork {
     private static final AtomicInteger RUNNING = new AtomicInteger();
     private static final AtomicBoolean HOOKED = new AtomicBoolean();
     private static final Object DONE = new Object();
+    /** {@link #archiveAtExit()}, asked by the first work to run; null until then. */
+    private static volatile Boolean archive;
 
     private BackgroundWork() {
     }
@@ -33,6 +34,9 @@ public final class BackgroundWork {
         hook();
         return () -> {
             try {
+                if (archive == null) {
+                    archive = archiveAtExit(); // asked here, beside the program, not at its exit
+                }
                 work.run();
             } finally {
                 if (RUNNING.decrementAndGet() == 0) {
@@ -56,7 +60,11 @@ public final class BackgroundWork {
     }
 
     private static void atExit() {
-        if (RUNNING.get() == 0 || !archiveAtExit()) {
+        if (RUNNING.get() == 0) {
+            return;
+        }
+        Boolean a = archive;
+        if (a == null ? !archiveAtExit() : !a) {
             return;
         }
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(EXIT_WAIT_SECONDS);
@@ -72,10 +80,37 @@ public final class BackgroundWork {
         }
     }
 
-    /** Whether this JVM writes a class archive as it exits (options from every source the launcher reads). */
+    /**
+     * Whether this JVM writes a class archive as it exits: its command line ({@code /proc/self/cmdline}, with the
+     * {@code @argfiles} it names) and the launcher's environment variables. (The JMX view of the arguments would say
+     * the same, but loading it at an exit while the work ran made a short program's whole run 15 ms longer; this is
+     * asked by the first work to run, beside the program.)
+     */
     static boolean archiveAtExit() {
         try {
-            for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+            java.util.List<String> args = new java.util.ArrayList<>();
+            java.util.Optional<String[]> line = ProcessHandle.current().info().arguments();
+            if (line.isPresent()) {
+                args.addAll(java.util.Arrays.asList(line.get()));
+            }
+            for (String env : new String[] {"JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS"}) {
+                String v = System.getenv(env);
+                if (v != null) {
+                    args.addAll(java.util.Arrays.asList(v.trim().split("\\s+")));
+                }
+            }
+            for (int i = 0, n = args.size(); i < n; i++) {
+                String a = args.get(i);
+                if (a.startsWith("@") && a.length() > 1) {
+                    try {
+                        args.addAll(java.util.Arrays.asList(java.nio.file.Files.readString(
+                                java.nio.file.Path.of(a.substring(1))).trim().split("\\s+")));
+                    } catch (java.io.IOException | RuntimeException e) {
+                        // not a file the launcher read either
+                    }
+                }
+            }
+            for (String a : args) {
                 if (a.startsWith("-XX:ArchiveClassesAtExit=") || a.startsWith("-XX:AOTCacheOutput=")
                         || a.equals("-XX:AOTMode=record")) {
                     return true;

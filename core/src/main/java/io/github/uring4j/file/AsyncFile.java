@@ -96,11 +96,7 @@ import java.util.concurrent.CompletionException;
 public final class AsyncFile implements AutoCloseable {
     private static final int SYNC_RANGE_FLAGS =
             Uapi.SYNC_FILE_RANGE_WAIT_BEFORE | Uapi.SYNC_FILE_RANGE_WRITE | Uapi.SYNC_FILE_RANGE_WAIT_AFTER;
-    private static final Cleaner CLEANER = Cleaner.create(r -> {
-        Thread t = new Thread(r, "uring4j-file-cleaner");
-        t.setDaemon(true);
-        return t;
-    });
+    private static final Cleaner CLEANER = Cleaners.CLEANER;
 
     final IoExecutor executor;
     final FileHandle handle;

@@ -40,11 +40,7 @@ public final class BufferPool implements AutoCloseable {
     private boolean closed;
     private final Cleaner.Cleanable cleanable;
 
-    private static final Cleaner CLEANER = Cleaner.create(r -> {
-        Thread t = new Thread(r, "uring4j-pool-cleaner");
-        t.setDaemon(true);
-        return t;
-    });
+    private static final Cleaner CLEANER = Cleaners.CLEANER;
 
     /** Unregisters and closes the region, once: by {@link #close()} or when the pool became unreachable. */
     private record Closing(PinnedRegion region, IoBackend registeredWith) implements Runnable {

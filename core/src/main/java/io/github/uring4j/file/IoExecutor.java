@@ -130,11 +130,7 @@ public final class IoExecutor implements AutoCloseable {
         this.cleanable = CLEANER.register(this, life);
     }
 
-    private static final Cleaner CLEANER = Cleaner.create(r -> {
-        Thread t = new Thread(r, "uring4j-executor-cleaner");
-        t.setDaemon(true);
-        return t;
-    });
+    private static final Cleaner CLEANER = Cleaners.CLEANER;
 
     /**
      * Closes the executor, once: by {@link #close()}, or when it became unreachable without it (nothing can start
