@@ -68,7 +68,7 @@ public final class CallerReads {
      */
     public static long tryRead(FileHandle h, IoBackend b, Request r) {
         if (r.length <= 0 || r.length > MAX || h.direct || h.callerReads() == NEVER
-                || !b.takesCallerReads() || b.mustNotBlock(Thread.currentThread())) {
+                || !b.takesCallerReads(h) || b.mustNotBlock(Thread.currentThread())) {
             return -1;
         }
         if (!h.tryPin()) {

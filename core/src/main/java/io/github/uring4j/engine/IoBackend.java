@@ -58,9 +58,10 @@ public interface IoBackend {
     /**
      * True when a client may make a read that cannot block ({@code RWF_NOWAIT}) on its own thread first, with the
      * descriptor pinned ({@link FileHandle#tryPin}), and hand the request over only when that read could not do it: the
-     * backend then waits for such reads before it closes a descriptor.
+     * backend then waits for such reads before it closes a descriptor. Not for {@code h} once the loop that serves it
+     * has failed: every later operation of the file must learn why.
      */
-    default boolean takesCallerReads() {
+    default boolean takesCallerReads(FileHandle h) {
         return false;
     }
 

@@ -320,8 +320,9 @@ public final class UringBackend implements IoBackend {
     }
 
     @Override
-    public boolean takesCallerReads() {
-        return open && config.resultFilter == null; // a filter (tests) sees every result: the loops make every read
+    public boolean takesCallerReads(FileHandle h) {
+        // a filter (tests) sees every result: the loops make every read
+        return open && config.resultFilter == null && (!(h instanceof UringFile f) || f.home.failure() == null);
     }
 
     @Override
