@@ -7,7 +7,6 @@ import io.github.uring4j.engine.Completion;
 import io.github.uring4j.engine.ExecutorDoor;
 import io.github.uring4j.engine.FileHandle;
 import io.github.uring4j.engine.IoBackend;
-import io.github.uring4j.engine.KernelCopy;
 import io.github.uring4j.engine.Memory;
 import io.github.uring4j.engine.OpenSpec;
 import io.github.uring4j.engine.PinnedRegion;
@@ -100,21 +99,21 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
     private static final int OTHER = 2;
 
     private final String path;
-    private final int fd;
+    final int fd;
     private final int flags;
-    private final boolean readable;
-    private final boolean writable;
-    private final boolean append;
-    private final boolean direct;
+    final boolean readable;
+    final boolean writable;
+    final boolean append;
+    final boolean direct;
     /** The block size {@code O_DIRECT} transfers must be aligned to, as the JDK's channel takes it. */
     private final int alignment;
     /** Where ring operations go: the executor, resolved on the first one (most channels never need a ring). */
     private final java.util.function.Supplier<IoExecutor> executors;
     private volatile Engine engine;
-    private final ReentrantLock positionLock = new ReentrantLock();
+    final ReentrantLock positionLock = new ReentrantLock();
     /** Calls on the caller's thread using {@link #fd} now; {@link #CLOSED} once the channel closes. */
     private final AtomicInteger uses = new AtomicInteger();
-    private final Resources resources;
+    final Resources resources;
     private final Cleaner.Cleanable cleanable;
     private volatile Thread closer;
     private volatile int fileType = UNKNOWN;
@@ -129,28 +128,20 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
      * {@code Files.readAllBytes} (or {@code readString}) is the caller, which the JDK makes uninterruptible.
      */
     private volatile boolean askWhenInterrupted;
-    /** The system property that lets channels opened after it is set copy repeated positional reads from a mapping. */
-    static final String MAPPED_READS = "uring4j.mappedReads";
-    /** Positional reads may come from a mapping of the file ({@link #MAPPED_READS}). */
-    private final boolean mappedReads;
-    /** The file mapped for reads on platform threads, once the channel has read often enough; or null. */
-    private volatile Mapping mapping;
-    /** Positional reads seen before a mapping is made (racy: a count, not a promise). */
-    private int reads;
-    /** Reads that fell beyond the mapping (the file grew since it was made). */
-    private int beyond;
+    /** Positional reads copied from a mapping of the file ({@link MappedReads#PROPERTY}); null when not. */
+    private final MappedReads mapped;
 
     /**
      * What must be closed when the channel closes or becomes unreachable: the descriptor, the ring's copy of it and
      * the JDK channel behind {@code map} and the locks. Holds no reference to the channel.
      */
-    private static final class Resources implements Runnable {
+    static final class Resources implements Runnable {
         final int fd;
         final Object lock = new Object();
         /** A {@code dup} of {@link #fd} owned by the ring, made on the first operation that needs the ring. */
         volatile FileHandle handle;
         FileChannel jdk;
-        Mapping mapping;
+        MappedReads.Mapping mapping;
         boolean closed;
 
         Resources(int fd) {
@@ -180,7 +171,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
                     // nobody to tell
                 }
             }
-            Mapping m = mapping;
+            MappedReads.Mapping m = mapping;
             if (m != null) {
                 m.unmap();
             }
@@ -219,7 +210,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         this.direct = o.direct;
         this.alignment = alignment;
         this.executors = executors;
-        this.mappedReads = !o.direct && Boolean.getBoolean(MAPPED_READS);
+        this.mapped = !o.direct && Boolean.getBoolean(MappedReads.PROPERTY) ? new MappedReads() : null;
         this.resources = new Resources(fd);
         this.cleanable = CLEANER.register(this, resources);
         Counters.URING_CHANNELS.increment();
@@ -291,7 +282,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
     // ============================================================================================ use and close
 
     /** Throws {@link ClosedChannelException} for a closed channel. */
-    private void ensureOpen() throws IOException {
+    void ensureOpen() throws IOException {
         if (!isOpen()) {
             throw new ClosedChannelException();
         }
@@ -302,7 +293,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
      * it makes before: when the calling thread's interrupt flag is set, closes the channel and throws
      * {@link ClosedByInterruptException} (so a call the checks refuse still says why, and leaves the channel open).
      */
-    private void blocking() throws IOException {
+    void blocking() throws IOException {
         if (!uninterruptible && Thread.currentThread().isInterrupted() && !readAllBytesCaller()) {
             interruptedBeforeCall();
         }
@@ -330,7 +321,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         return true;
     }
 
-    private void leave() {
+    void leave() {
         if (uses.decrementAndGet() == CLOSED) {
             Thread t = closer;
             if (t != null) {
@@ -339,7 +330,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         }
     }
 
-    private void enterOrThrow() throws IOException {
+    void enterOrThrow() throws IOException {
         if (!enter()) {
             throw new AsynchronousCloseException();
         }
@@ -350,7 +341,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         uses.getAndAdd(CLOSED);
         FileHandle h;
         FileChannel j;
-        Mapping m;
+        MappedReads.Mapping m;
         synchronized (resources.lock) {
             if (resources.closed) {
                 return;
@@ -359,7 +350,9 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
             h = resources.handle;
             j = resources.jdk;
             m = resources.mapping;
-            mapping = null;
+            if (mapped != null) {
+                mapped.closing();
+            }
         }
         if (m != null) {
             m.unmap();
@@ -468,7 +461,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
      * makes the same call. Null for other channels, for a channel that must not be closed by an interrupt (the JDK's
      * would be), and where the file's permissions keep it from being opened again.
      */
-    private FileChannel jdkTwinFor(Channel other) throws IOException {
+    FileChannel jdkTwinFor(Channel other) throws IOException {
         if (uninterruptible || !(other instanceof FileChannel) || !Builtin.isJdks(other)) {
             return null;
         }
@@ -516,7 +509,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
     // ============================================================================================ kinds of file
 
     /** Regular file (calls on it never wait long), or something that may wait forever (pipe, FIFO, device). */
-    private boolean regular() {
+    boolean regular() {
         int t = fileType;
         if (t == UNKNOWN) {
             Call c = Call.get();
@@ -577,8 +570,8 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
             checkPositionAligned(position);
         }
         blocking();
-        if (mappedReads && !Thread.currentThread().isVirtual()) {
-            int n = mappedRead(dst, position);
+        if (mapped != null && !Thread.currentThread().isVirtual()) {
+            int n = mapped.read(this, dst, position);
             if (n >= 0) {
                 return n;
             }
@@ -590,131 +583,11 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         JdkErrors.load(); // see there: the descriptor limit's error must not be the first use of the error class
     }
 
-    /** Longest read copied from the mapping; longer ones amortise their system call anyway. */
-    private static final int MAPPED_MAX = 256 * 1024;
     /**
      * Buffers with bytes to move that one scattering read or gathering write takes, as the JDK's channel takes at most
      * {@code IOV_MAX} (1024 on Linux) and leaves the rest to the next call; the buffers past them are not looked at.
      */
     private static final int IOV_MAX = 1024;
-    /** Positional reads a channel makes before it maps its file. */
-    private static final int MAP_AFTER = 16;
-
-    /**
-     * A positional read copied from the mapping: the bytes read, or -1 when the read takes a system call instead
-     * (no mapping yet, beyond it, or the copy failed because the file shrank or the mapping is being replaced).
-     */
-    private int mappedRead(ByteBuffer dst, long position) throws IOException {
-        int len = dst.remaining();
-        if (len == 0 || len > MAPPED_MAX || dst.isReadOnly()) {
-            return -1;
-        }
-        Mapping m = mapping;
-        if (m == null) {
-            if (++reads != MAP_AFTER) {
-                return -1;
-            }
-            m = map(null);
-            if (m == null) {
-                return -1;
-            }
-        }
-        if (position > m.length - len) { // not position + len, which a position near Long.MAX_VALUE overflows
-            if (++beyond == MAP_AFTER * 4) {
-                beyond = 0;
-                map(m); // the file grew: map it again at its new size
-            }
-            return -1;
-        }
-        try {
-            if (dst.hasArray()) {
-                MemorySegment.copy(m.segment, java.lang.foreign.ValueLayout.JAVA_BYTE, position, dst.array(),
-                        dst.arrayOffset() + dst.position(), len);
-            } else {
-                MemorySegment.copy(m.segment, position, Memory.whole(dst), dst.position(), len);
-            }
-        } catch (IllegalStateException e) {
-            // the mapping was replaced or the channel closed meanwhile (or dst's arena closed: the call says which)
-            ensureOpen();
-            if (dst.isDirect() && !MemorySegment.ofBuffer(dst).scope().isAlive()) {
-                throw e;
-            }
-            return -1;
-        } catch (InternalError e) {
-            // SIGBUS: the file was truncated under the mapping; the system call tells the truth. Only sometimes caught
-            // here: in compiled code the JVM may throw it after the copy returned (see the class comment).
-            dropMapping(m);
-            return -1;
-        }
-        dst.position(dst.position() + len);
-        Counters.MAPPED_READS.increment();
-        Counters.BYTES_READ.add(len);
-        return len;
-    }
-
-    /** Maps the whole file for reads (again, replacing {@code old}); null when it cannot be or need not be. */
-    private Mapping map(Mapping old) throws IOException {
-        synchronized (resources.lock) {
-            if (resources.closed || mapping != old || !regular()) {
-                return mapping;
-            }
-            long size = size0();
-            if (size == 0 || (old != null && size <= old.length)) {
-                return mapping;
-            }
-            long addr = io.github.uring4j.linux.Syscalls.system().mmap(0, size, Uapi.PROT_READ, Uapi.MAP_SHARED, fd, 0);
-            if (addr < 0 && addr > -4096) {
-                return mapping; // no address space, or the file cannot be mapped: keep using system calls
-            }
-            Mapping m = new Mapping(addr, size);
-            mapping = m;
-            resources.mapping = m;
-            if (old != null) {
-                old.unmap();
-            }
-            return m;
-        }
-    }
-
-    /** Stops using {@code m} (the file shrank under it). */
-    private void dropMapping(Mapping m) {
-        synchronized (resources.lock) {
-            if (mapping == m) {
-                mapping = null;
-                resources.mapping = null;
-                reads = 0;
-                m.unmap();
-            }
-        }
-    }
-
-    /** The file mapped read-only in a shared arena: closing the arena unmaps it safely under concurrent readers. */
-    private static final class Mapping {
-        final Arena arena = Arena.ofShared();
-        final MemorySegment segment;
-        final long length;
-
-        Mapping(long address, long length) {
-            this.length = length;
-            this.segment = MemorySegment.ofAddress(address).reinterpret(length, arena,
-                    s -> io.github.uring4j.linux.Syscalls.system().munmap(address, length));
-        }
-
-        /** Unmaps once no reader is in the middle of a copy (a shared arena's close waits them out). */
-        void unmap() {
-            while (true) {
-                try {
-                    arena.close();
-                    return;
-                } catch (IllegalStateException e) {
-                    if (!arena.scope().isAlive()) {
-                        return;
-                    }
-                    Thread.onSpinWait();
-                }
-            }
-        }
-    }
 
     @Override
     public long read(ByteBuffer[] dsts, int offset, int length) throws IOException {
@@ -1420,7 +1293,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         }
     }
 
-    private long size0() throws IOException {
+    long size0() throws IOException {
         Call c = Call.get();
         try {
             MemorySegment sx = c.statx;
@@ -1468,9 +1341,8 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
             long p = position0();
             long now = size0();
             if (size < now) {
-                Mapping m = mapping;
-                if (m != null) {
-                    dropMapping(m); // a read through it beyond the new end would fault
+                if (mapped != null) {
+                    mapped.truncating(this);
                 }
                 Call c = Call.get();
                 try {
@@ -1562,500 +1434,24 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
 
     // ============================================================================================ transfers
 
-    /** What {@link #checkJdkChannel} transfers. */
-    private static final ByteBuffer NOTHING = ByteBuffer.allocate(0);
-
-    /**
-     * The far side of a transfer, when it is one of the JDK's own channels (from {@code FileInputStream.getChannel()},
-     * say): {@code NonWritableChannelException} when {@code write} and it cannot be written, or
-     * {@code NonReadableChannelException} when it cannot be read. The JDK's {@code transferTo}/{@code transferFrom}
-     * check that of their own channels before their arguments and before finding there is nothing to move, and the
-     * answer is not visible from outside: a transfer of no bytes checks it first and moves nothing.
-     */
-    private void checkJdkChannel(Channel other, boolean write) throws IOException {
-        if (!(other instanceof FileChannel fc) || !Builtin.isJdks(fc)) {
-            return;
-        }
-        // the JDK's channel reads a field, which an interrupt does not close: the probe is made without the
-        // caller's interrupt, which is set again after
-        boolean interrupted = Thread.interrupted();
-        try {
-            if (write) {
-                fc.write(NOTHING.duplicate());
-            } else {
-                fc.read(NOTHING.duplicate());
-            }
-        } catch (ClosedChannelException e) {
-            throw transferFailed(e, other);
-        } catch (IOException e) {
-            // not what is asked here (an O_DIRECT channel at an unaligned position): the transfer meets it if it moves bytes
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
     @Override
     public long transferTo(long position, long count, WritableByteChannel target) throws IOException {
-        if (!isOpen()) {
-            throw new ClosedChannelException();
-        }
-        if (!target.isOpen()) {
-            throw new ClosedChannelException();
-        }
-        if (!readable) {
-            throw new NonReadableChannelException();
-        }
-        if (target instanceof UringFileChannel u && !u.writable) {
-            throw new NonWritableChannelException();
-        }
-        checkJdkChannel(target, true);
-        if (position < 0 || count < 0) {
-            throw new IllegalArgumentException();
-        }
-        try {
-            ensureOpen();
-            blocking(); // an interrupt the caller brings closes the channel here, as the JDK's size() does
-            // not O_DIRECT: the kernel copies from an O_DIRECT descriptor, or refuses to, by its own rules, and the
-            // JDK's channel on this file is not one
-            FileChannel twin = direct ? null : jdkTwinFor(target);
-            if (twin != null) {
-                return twin.transferTo(position, count, target);
-            }
-            return transferToChecked(position, count, target);
-        } catch (ClosedChannelException e) {
-            throw transferFailed(e, target);
-        }
-    }
-
-    private long transferToChecked(long position, long count, WritableByteChannel target) throws IOException {
-        long size = size0();
-        if (position > size) {
-            return 0;
-        }
-        if (size == 0) {
-            // as the JDK's channel: a file that says it is empty (/proc) may still have bytes; read until the end
-            return transferToChannel(position, count, target);
-        }
-        count = Math.min(count, size - position);
-        if (count == 0) {
-            return 0;
-        }
-        if (target instanceof UringFileChannel u && !u.append) { // O_DIRECT or not, as the JDK's copy_file_range
-            u.positionLock.lock();
-            try {
-                long n = copyRange(this, this, position, u, -1, count);
-                if (n >= 0) {
-                    return n;
-                }
-            } finally {
-                u.positionLock.unlock();
-            }
-        }
-        long n = transferToMapped(position, count, target);
-        return n >= 0 ? n : transferToChannel(position, count, target);
-    }
-
-    /** The JDK's channel maps for transfers of this many bytes or more... */
-    private static final long MAPPED_TRANSFER_THRESHOLD = 16 * 1024;
-    /** ... this many at a time. */
-    private static final long MAPPED_TRANSFER_SIZE = 8L << 20;
-
-    /** A file channel of ours or of the JDK, which the JDK's channel trusts with a mapping of its file. */
-    private static boolean trusted(Channel ch) {
-        return ch instanceof UringFileChannel || ch instanceof FileChannel && Builtin.isJdks(ch);
-    }
-
-    /**
-     * A transfer the kernel did not copy, to a file channel, as the JDK's channel makes it: the source mapped, 8 MiB
-     * at a time, and written from the mapping (an {@code O_DIRECT} source needs no alignment this way); a failure
-     * after bytes have moved ends it with them. -1 where the JDK's channel does not map (under 16 KiB, another kind
-     * of target, this channel itself).
-     */
-    private long transferToMapped(long position, long count, WritableByteChannel target) throws IOException {
-        if (count < MAPPED_TRANSFER_THRESHOLD || target == this || !trusted(target)) {
-            return -1;
-        }
-        long remaining = count;
-        long at = position;
-        while (remaining > 0) {
-            long size = Math.min(remaining, MAPPED_TRANSFER_SIZE);
-            try (Arena mapping = Arena.ofConfined()) {
-                int n = target.write(map(MapMode.READ_ONLY, at, size, mapping).asByteBuffer());
-                remaining -= n;
-                at += n;
-            } catch (ClosedByInterruptException e) {
-                throw e; // transferTo closes both channels, as the JDK's
-            } catch (IOException e) {
-                if (remaining == count) {
-                    throw e;
-                }
-                break;
-            }
-        }
-        return count - remaining;
-    }
-
-    /**
-     * As {@link #transferToMapped}, from a file channel {@code copy_file_range} did not copy: its bytes from its
-     * position mapped and written here; its position moves over what was written. -1 where the JDK's channel does not
-     * map.
-     */
-    private long transferFromMapped(ReadableByteChannel src, long position, long count) throws IOException {
-        if (count < MAPPED_TRANSFER_THRESHOLD || !trusted(src)) {
-            return -1;
-        }
-        FileChannel from = (FileChannel) src;
-        if (from.size() == 0) {
-            return -1; // files that say they are empty (/proc) may still have bytes: read them
-        }
-        // the source's position is read, then moved: no relative read of ours may come between (the JDK's channel
-        // holds its own position lock likewise; a JDK channel's cannot be held from here)
-        ReentrantLock lock = from instanceof UringFileChannel u && u != this
-                ? u.positionLock : null;
-        if (lock != null) {
-            lock.lock();
-        }
-        try {
-            return transferFromMappedLocked(from, position, count);
-        } finally {
-            if (lock != null) {
-                lock.unlock();
-            }
-        }
-    }
-
-    private long transferFromMappedLocked(FileChannel from, long position, long count) throws IOException {
-        long at = from.position();
-        long max = Math.min(count, from.size() - at);
-        if (from == this && position() - max + 1 <= at && at - max + 1 <= position()) {
-            return -1; // overlapping: the JDK's channel copies through a buffer
-        }
-        long remaining = max;
-        long p = at;
-        long out = position;
-        while (remaining > 0) {
-            long size = Math.min(remaining, MAPPED_TRANSFER_SIZE);
-            try (Arena mapping = Arena.ofConfined()) {
-                int n = write(from.map(MapMode.READ_ONLY, p, size, mapping).asByteBuffer(), out);
-                p += n;
-                out += n;
-                remaining -= n;
-            } catch (IOException e) {
-                if (remaining == max) {
-                    throw e;
-                }
-                break;
-            }
-        }
-        long written = Math.max(max, 0) - Math.max(remaining, 0); // none when the source is at or past its end
-        from.position(at + written);
-        return written;
-    }
-
-    /**
-     * Bytes a transfer through a buffer moves per step: as the JDK's channel, 8 KiB. The step shows: a channel that
-     * takes less than a step (a non-blocking one) ends the transfer after it, an {@code O_DIRECT} step past the end
-     * is refused for its length, and a source a failed write stops has had a step's worth read from it. To a
-     * socket, which the JDK's channel hands the whole count with {@code sendfile}, 64 KiB (from an {@code O_DIRECT}
-     * file still 8 KiB).
-     */
-    private int transferStep(long count, Channel other) {
-        boolean whole = other instanceof java.nio.channels.SocketChannel && !direct;
-        return (int) Math.min(count, whole ? 64 * 1024 : 8192);
-    }
-
-    /**
-     * As the JDK's channel: one write of each step; a target that takes less (a non-blocking one) ends the transfer,
-     * and so does a failure once bytes have moved (they are returned, the failure is not).
-     */
-    private long transferToChannel(long position, long count, WritableByteChannel target) throws IOException {
-        ByteBuffer b = ByteBuffer.allocate(transferStep(count, target));
-        long done = 0;
-        try {
-            while (done < count) {
-                b.clear().limit((int) Math.min(b.capacity(), count - done));
-                int n = read(b, position + done);
-                if (n <= 0) {
-                    break;
-                }
-                b.flip();
-                int w = target.write(b);
-                done += w;
-                if (w != n) {
-                    break;
-                }
-            }
-            return done;
-        } catch (IOException e) {
-            if (done > 0) {
-                return done;
-            }
-            throw e;
-        }
+        return ChannelTransfers.transferTo(this, position, count, target);
     }
 
     @Override
     public long transferFrom(ReadableByteChannel src, long position, long count) throws IOException {
-        if (!isOpen()) {
-            throw new ClosedChannelException();
-        }
-        if (!src.isOpen()) {
-            throw new ClosedChannelException();
-        }
-        if (src instanceof UringFileChannel u && !u.readable) {
-            throw new NonReadableChannelException();
-        }
-        checkJdkChannel(src, false);
-        if (!writable) {
-            throw new NonWritableChannelException();
-        }
-        if (position < 0 || count < 0) {
-            throw new IllegalArgumentException();
-        }
-        try {
-            ensureOpen();
-            blocking(); // an interrupt the caller brings closes the channel here, as the JDK's checks do
-            return transferFromChecked(src, position, count);
-        } catch (ClosedChannelException e) {
-            throw transferFailed(e, src);
-        }
+        return ChannelTransfers.transferFrom(this, src, position, count);
     }
 
-    private long transferFromChecked(ReadableByteChannel src, long position, long count) throws IOException {
-        // As the JDK's channel, from a file channel that says it has bytes (and not in append mode): copy_file_range
-        // first, O_DIRECT or not, even for no bytes at all; it checks the position before it reads anything, so a
-        // transfer to a position past the largest file the file system holds fails there (EFBIG) without a byte of
-        // the source consumed, and so does one of no bytes.
-        if (src instanceof UringFileChannel u && !append && u.size0() > 0) {
-            u.positionLock.lock();
-            try {
-                long n = copyRange(this, u, -1, this, position, count);
-                if (n >= 0) {
-                    return n;
-                }
-            } finally {
-                u.positionLock.unlock();
-            }
-        } else if (!append && jdkTwinFor(src) instanceof FileChannel twin) {
-            if (!direct) {
-                return twin.transferFrom(src, position, count);
-            }
-            // O_DIRECT, which the JDK's channel on this file is not: it only meets, copying nothing, what the copy
-            // would meet before it reads (a position past the largest file); the transfer is made here
-            twin.transferFrom(src, position, 0);
-        }
-        if (count == 0) {
-            return 0;
-        }
-        long mapped = transferFromMapped(src, position, count);
-        if (mapped >= 0) {
-            return mapped;
-        }
-        ByteBuffer b = ByteBuffer.allocate(transferStep(count, null));
-        long done = 0;
-        while (done < count) {
-            b.clear().limit((int) Math.min(b.capacity(), count - done));
-            int n;
-            try {
-                n = src.read(b);
-            } catch (IOException e) {
-                if (done > 0) {
-                    return done; // as the JDK's channel: what moved is returned, a read's failure after it is not
-                }
-                throw e;
-            }
-            if (n <= 0) {
-                break;
-            }
-            b.flip();
-            int w;
-            try {
-                w = write(b, position + done);
-            } catch (IOException | RuntimeException e) {
-                giveBack(src, b.remaining(), e);
-                if (done > 0 && e instanceof IOException) {
-                    return done; // as the JDK's channel: what moved is returned, the failure is not
-                }
-                throw e;
-            }
-            done += w;
-            if (w != n) {
-                giveBack(src, n - w, null);
-                break;
-            }
-        }
-        return done;
+    /** {@link #begin()} for a blocking operation made outside this class (a transfer). */
+    void beginBlocking() {
+        begin();
     }
 
-    /**
-     * A write of bytes read from {@code src} failed: a {@code FileChannel} source gets them back (its position moves
-     * back over them), so a failed transfer consumes only what it wrote; other channels cannot take bytes back.
-     */
-    private static void giveBack(ReadableByteChannel src, int unwritten, Exception failure) {
-        if (unwritten > 0 && src instanceof FileChannel fc) {
-            try {
-                fc.position(fc.position() - unwritten);
-            } catch (IOException | RuntimeException e) {
-                if (failure != null) {
-                    failure.addSuppressed(e);
-                }
-            }
-        }
-    }
-
-    /**
-     * A transfer met a closed channel: as the JDK's, an interrupted caller (one whose interrupt closed a channel, or
-     * is pending) closes this channel and {@code other} and gets {@code ClosedByInterruptException}; otherwise one of
-     * them was closed meanwhile, {@code AsynchronousCloseException}.
-     */
-    private AsynchronousCloseException transferFailed(ClosedChannelException e, Channel other) {
-        ClosedByInterruptException interrupted =
-                e instanceof ClosedByInterruptException c ? c
-                        : !uninterruptible && Thread.currentThread().isInterrupted()
-                                ? new ClosedByInterruptException() : null;
-        if (interrupted != null) {
-            for (Channel ch : new Channel[] {this, other}) {
-                try {
-                    ch.close();
-                } catch (IOException | RuntimeException closing) {
-                    interrupted.addSuppressed(closing);
-                }
-            }
-            return interrupted;
-        }
-        if (e instanceof AsynchronousCloseException a) {
-            return a;
-        }
-        AsynchronousCloseException a = new AsynchronousCloseException();
-        a.addSuppressed(e);
-        return a;
-    }
-
-    /** Copies of a virtual thread at least this long are made on a platform thread ({@link #copyRange}). */
-    private static final long OFF_CARRIER_COPY = 64 * 1024;
-
-    /**
-     * {@code copy_file_range} from {@code in} at {@code inPos} to {@code out} at {@code outPos} ({@code -1}: at and
-     * advancing the file position); -1 when the kernel cannot copy between these files (the caller copies). As the
-     * JDK's, a copy is a blocking operation of {@code caller} (the channel whose method was called): a thread
-     * interrupted while it copies closes that channel, and gets {@code ClosedByInterruptException} once the copy has
-     * ended ({@link #transferFailed} closes the other).
-     */
-    private static long copyRange(UringFileChannel caller, UringFileChannel in, long inPos, UringFileChannel out,
-            long outPos, long count) throws IOException {
-        boolean interruptible = !caller.uninterruptible;
-        boolean completed = false;
-        if (interruptible) {
-            caller.begin();
-        }
-        try {
-            // A virtual thread's copy of more than a little may read the source from the device, for seconds: a
-            // platform thread makes it while the carrier runs others.
-            long n = count >= OFF_CARRIER_COPY && Thread.currentThread().isVirtual()
-                    ? CarrierStalls.offCarrier(() -> copyRangeNow(in, inPos, out, outPos, count))
-                    : copyRangeNow(in, inPos, out, outPos, count);
-            completed = true;
-            return n;
-        } finally {
-            if (interruptible) {
-                caller.end(completed);
-            }
-        }
-    }
-
-    private static long copyRangeNow(UringFileChannel in, long inPos, UringFileChannel out, long outPos, long count)
-            throws IOException {
-        Call c = Call.get();
-        try {
-            in.enterOrThrow();
-            try {
-                out.enterOrThrow();
-                try {
-                    long done = bigCopy(c, in, inPos, out, outPos, count);
-                    while (true) { // one call even for nothing (and again after EINTR)
-                        MemorySegment inOff = inPos < 0 ? MemorySegment.NULL : c.offsets.asSlice(0, 8);
-                        MemorySegment outOff = outPos < 0 ? MemorySegment.NULL : c.offsets.asSlice(8, 8);
-                        if (inPos >= 0) {
-                            inOff.set(JAVA_LONG, 0, inPos + done);
-                        }
-                        if (outPos >= 0) {
-                            outOff.set(JAVA_LONG, 0, outPos + done);
-                        }
-                        long n = LeanCalls.copyFileRange(c.capture, in.fd, inOff, out.fd, outOff, count - done);
-                        Counters.CALLER_CALLS.increment();
-                        if (n == -Errno.EINTR) {
-                            continue;
-                        }
-                        if (n < 0) {
-                            if (done == 0 && (n == -Errno.EXDEV || n == -Errno.EINVAL || n == -Errno.ENOSYS
-                                    || n == -Errno.EOPNOTSUPP || n == -Errno.EBADF)) {
-                                return -1;
-                            }
-                            if (done > 0) {
-                                break;
-                            }
-                            throw JdkErrors.io((int) -n);
-                        }
-                        if (n == 0) {
-                            if (done == 0 && (in.direct || out.direct)) {
-                                // the kernel copies nothing of an O_DIRECT file it cannot align, without an error:
-                                // the caller copies (and says EOF, or what is wrong, itself)
-                                return -1;
-                            }
-                            break;
-                        }
-                        done += n;
-                        // One call that copied something is the transfer, as the JDK's channel makes it: XFS clones
-                        // the whole blocks of a range and says so, leaving the rest to the caller's next transfer.
-                        break;
-                    }
-                    Counters.KERNEL_COPIES.increment();
-                    Counters.BYTES_READ.add(done);
-                    Counters.BYTES_WRITTEN.add(done);
-                    return done;
-                } finally {
-                    out.leave();
-                }
-            } finally {
-                in.leave();
-            }
-        } finally {
-            c.release();
-        }
-    }
-
-    /**
-     * A large copy in pieces on several threads at once ({@link KernelCopy}), at explicit offsets; a file position
-     * the copy is to use ({@code -1}) is read first and moved past what was copied after. The bytes copied without a
-     * gap (0 when the copy is small, or within one file, or a file position cannot be read): the caller's loop goes on
-     * from there, and meets again whatever stopped the pieces. Both channels are entered by the caller, who holds
-     * them until the helpers are done.
-     */
-    private static long bigCopy(Call c, UringFileChannel in, long inPos, UringFileChannel out, long outPos,
-            long count) throws IOException {
-        if (!KernelCopy.splits(count)) {
-            return 0;
-        }
-        long inAt = inPos >= 0 ? inPos : LeanCalls.lseek(c.capture, in.fd, 0, Uapi.SEEK_CUR);
-        long outAt = outPos >= 0 ? outPos : LeanCalls.lseek(c.capture, out.fd, 0, Uapi.SEEK_CUR);
-        if (inAt < 0 || outAt < 0) {
-            return 0;
-        }
-        KernelCopy.Result r = KernelCopy.copy(in.fd, inAt, out.fd, outAt, count);
-        if (r == null) {
-            return 0;
-        }
-        Counters.CALLER_CALLS.add(r.calls());
-        long done = r.copied();
-        // the loop after goes on at the file positions: they must say where the pieces stopped
-        long r1 = inPos < 0 ? LeanCalls.lseek(c.capture, in.fd, inAt + done, Uapi.SEEK_SET) : 0;
-        long r2 = outPos < 0 ? LeanCalls.lseek(c.capture, out.fd, outAt + done, Uapi.SEEK_SET) : 0;
-        if (r1 < 0 || r2 < 0) {
-            throw JdkErrors.io((int) -Math.min(r1, r2));
-        }
-        return done;
+    /** {@link #end(boolean)} for a blocking operation made outside this class (a transfer). */
+    void endBlocking(boolean completed) throws AsynchronousCloseException {
+        end(completed);
     }
 
     // ============================================================================================ map, locks

@@ -86,12 +86,12 @@ class DropInPathsTest {
         Path p = file(1 << 20);
         byte[] want = Files.readAllBytes(p);
         long before = UringFiles.statistics().mappedReads();
-        System.setProperty(UringFileChannel.MAPPED_READS, "true");
+        System.setProperty(MappedReads.PROPERTY, "true");
         FileChannel ch;
         try {
             ch = UringFiles.newFileChannel(p, StandardOpenOption.READ, StandardOpenOption.WRITE);
         } finally {
-            System.clearProperty(UringFileChannel.MAPPED_READS);
+            System.clearProperty(MappedReads.PROPERTY);
         }
         try (ch) {
             ByteBuffer b = ByteBuffer.allocate(4096);

@@ -1,0 +1,542 @@
+package io.github.uring4j.nio;
+
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import io.github.uring4j.engine.KernelCopy;
+import io.github.uring4j.linux.Errno;
+import io.github.uring4j.linux.LeanCalls;
+import io.github.uring4j.linux.Uapi;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.AsynchronousCloseException;
+import java.nio.channels.Channel;
+import java.nio.channels.ClosedByInterruptException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileChannel.MapMode;
+import java.nio.channels.NonReadableChannelException;
+import java.nio.channels.NonWritableChannelException;
+import java.nio.channels.ReadableByteChannel;
+import java.nio.channels.WritableByteChannel;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * {@link UringFileChannel#transferTo} and {@link UringFileChannel#transferFrom}, as the JDK's channel makes them:
+ * {@code copy_file_range} between two files of ours (large copies split over helper threads by
+ * {@link KernelCopy}), the JDK's own channel on the same file when the other side is one of the JDK's, a mapping of
+ * the source for other file channels, and 8 KiB steps through a buffer for everything else. The JDK's order of
+ * checks, its partial results, and its interrupt rules (a thread interrupted during a transfer closes both
+ * channels) hold on every path.
+ */
+final class ChannelTransfers {
+    private ChannelTransfers() {
+    }
+
+
+    /** What {@link #checkJdkChannel} transfers. */
+    private static final ByteBuffer NOTHING = ByteBuffer.allocate(0);
+
+    /**
+     * The far side of a transfer, when it is one of the JDK's own channels (from {@code FileInputStream.getChannel()},
+     * say): {@code NonWritableChannelException} when {@code write} and it cannot be written, or
+     * {@code NonReadableChannelException} when it cannot be read. The JDK's {@code transferTo}/{@code transferFrom}
+     * check that of their own channels before their arguments and before finding there is nothing to move, and the
+     * answer is not visible from outside: a transfer of no bytes checks it first and moves nothing.
+     */
+    private static void checkJdkChannel(UringFileChannel ch, Channel other, boolean write) throws IOException {
+        if (!(other instanceof FileChannel fc) || !Builtin.isJdks(fc)) {
+            return;
+        }
+        // the JDK's channel reads a field, which an interrupt does not close: the probe is made without the
+        // caller's interrupt, which is set again after
+        boolean interrupted = Thread.interrupted();
+        try {
+            if (write) {
+                fc.write(NOTHING.duplicate());
+            } else {
+                fc.read(NOTHING.duplicate());
+            }
+        } catch (ClosedChannelException e) {
+            throw transferFailed(ch, e, other);
+        } catch (IOException e) {
+
+                       // not what is asked here (an O_DIRECT channel at an unaligned position): the transfer meets it if it
+            // moves bytes
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    static long transferTo(UringFileChannel ch, long position, long count,
+            WritableByteChannel target) throws IOException {
+        if (!ch.isOpen()) {
+            throw new ClosedChannelException();
+        }
+        if (!target.isOpen()) {
+            throw new ClosedChannelException();
+        }
+        if (!ch.readable) {
+            throw new NonReadableChannelException();
+        }
+        if (target instanceof UringFileChannel u && !u.writable) {
+            throw new NonWritableChannelException();
+        }
+        checkJdkChannel(ch, target, true);
+        if (position < 0 || count < 0) {
+            throw new IllegalArgumentException();
+        }
+        try {
+            ch.ensureOpen();
+            ch.blocking(); // an interrupt the caller brings closes the channel here, as the JDK's size() does
+            // not O_DIRECT: the kernel copies from an O_DIRECT descriptor, or refuses to, by its own rules, and the
+            // JDK's channel on this file is not one
+            FileChannel twin = ch.direct ? null : ch.jdkTwinFor(target);
+            if (twin != null) {
+                return twin.transferTo(position, count, target);
+            }
+            return transferToChecked(ch, position, count, target);
+        } catch (ClosedChannelException e) {
+            throw transferFailed(ch, e, target);
+        }
+    }
+
+    private static long transferToChecked(UringFileChannel ch, long position, long count,
+            WritableByteChannel target) throws IOException {
+        long size = ch.size0();
+        if (position > size) {
+            return 0;
+        }
+        if (size == 0) {
+            // as the JDK's channel: a file that says it is empty (/proc) may still have bytes; read until the end
+            return transferToChannel(ch, position, count, target);
+        }
+        count = Math.min(count, size - position);
+        if (count == 0) {
+            return 0;
+        }
+        if (target instanceof UringFileChannel u && !u.append) { // O_DIRECT or not, as the JDK's copy_file_range
+            u.positionLock.lock();
+            try {
+                long n = copyRange(ch, ch, position, u, -1, count);
+                if (n >= 0) {
+                    return n;
+                }
+            } finally {
+                u.positionLock.unlock();
+            }
+        }
+        long n = transferToMapped(ch, position, count, target);
+        return n >= 0 ? n : transferToChannel(ch, position, count, target);
+    }
+
+    /** The JDK's channel maps for transfers of this many bytes or more... */
+    private static final long MAPPED_TRANSFER_THRESHOLD = 16 * 1024;
+    /** ... this many at a time. */
+    private static final long MAPPED_TRANSFER_SIZE = 8L << 20;
+
+    /** A file channel of ours or of the JDK, which the JDK's channel trusts with a mapping of its file. */
+    private static boolean trusted(Channel c) {
+        return c instanceof UringFileChannel || c instanceof FileChannel && Builtin.isJdks(c);
+    }
+
+    /**
+     * A transfer the kernel did not copy, to a file channel, as the JDK's channel makes it: the source mapped, 8 MiB
+     * at a time, and written from the mapping (an {@code O_DIRECT} source needs no alignment this way); a failure
+     * after bytes have moved ends it with them. -1 where the JDK's channel does not map (under 16 KiB, another kind
+     * of target, the channel itself).
+     */
+    private static long transferToMapped(UringFileChannel ch, long position, long count,
+            WritableByteChannel target) throws IOException {
+        if (count < MAPPED_TRANSFER_THRESHOLD || target == ch || !trusted(target)) {
+            return -1;
+        }
+        long remaining = count;
+        long at = position;
+        while (remaining > 0) {
+            long size = Math.min(remaining, MAPPED_TRANSFER_SIZE);
+            try (Arena mapping = Arena.ofConfined()) {
+                int n = target.write(ch.map(MapMode.READ_ONLY, at, size, mapping).asByteBuffer());
+                remaining -= n;
+                at += n;
+            } catch (ClosedByInterruptException e) {
+                throw e; // transferTo closes both channels, as the JDK's
+            } catch (IOException e) {
+                if (remaining == count) {
+                    throw e;
+                }
+                break;
+            }
+        }
+        return count - remaining;
+    }
+
+    /**
+     * As {@link #transferToMapped}, from a file channel {@code copy_file_range} did not copy: its bytes from its
+     * position mapped and written here; its position moves over what was written. -1 where the JDK's channel does not
+     * map.
+     */
+    private static long transferFromMapped(UringFileChannel ch, ReadableByteChannel src, long position,
+            long count) throws IOException {
+        if (count < MAPPED_TRANSFER_THRESHOLD || !trusted(src)) {
+            return -1;
+        }
+        FileChannel from = (FileChannel) src;
+        if (from.size() == 0) {
+            return -1; // files that say they are empty (/proc) may still have bytes: read them
+        }
+        // the source's position is read, then moved: no relative read of ours may come between (the JDK's channel
+        // holds its own position lock likewise; a JDK channel's cannot be held from here)
+        ReentrantLock lock = from instanceof UringFileChannel u && u != ch
+                ? u.positionLock : null;
+        if (lock != null) {
+            lock.lock();
+        }
+        try {
+            return transferFromMappedLocked(ch, from, position, count);
+        } finally {
+            if (lock != null) {
+                lock.unlock();
+            }
+        }
+    }
+
+    private static long transferFromMappedLocked(UringFileChannel ch, FileChannel from, long position,
+            long count) throws IOException {
+        long at = from.position();
+        long max = Math.min(count, from.size() - at);
+        if (from == ch && ch.position() - max + 1 <= at && at - max + 1 <= ch.position()) {
+            return -1; // overlapping: the JDK's channel copies through a buffer
+        }
+        long remaining = max;
+        long p = at;
+        long out = position;
+        while (remaining > 0) {
+            long size = Math.min(remaining, MAPPED_TRANSFER_SIZE);
+            try (Arena mapping = Arena.ofConfined()) {
+                int n = ch.write(from.map(MapMode.READ_ONLY, p, size, mapping).asByteBuffer(), out);
+                p += n;
+                out += n;
+                remaining -= n;
+            } catch (IOException e) {
+                if (remaining == max) {
+                    throw e;
+                }
+                break;
+            }
+        }
+        long written = Math.max(max, 0) - Math.max(remaining, 0); // none when the source is at or past its end
+        from.position(at + written);
+        return written;
+    }
+
+    /**
+     * Bytes a transfer through a buffer moves per step: as the JDK's channel, 8 KiB. The step shows: a channel that
+     * takes less than a step (a non-blocking one) ends the transfer after it, an {@code O_DIRECT} step past the end
+     * is refused for its length, and a source a failed write stops has had a step's worth read from it. To a
+     * socket, which the JDK's channel hands the whole count with {@code sendfile}, 64 KiB (from an {@code O_DIRECT}
+     * file still 8 KiB).
+     */
+    private static int transferStep(UringFileChannel ch, long count, Channel other) {
+        boolean whole = other instanceof java.nio.channels.SocketChannel && !ch.direct;
+        return (int) Math.min(count, whole ? 64 * 1024 : 8192);
+    }
+
+    /**
+     * As the JDK's channel: one write of each step; a target that takes less (a non-blocking one) ends the transfer,
+     * and so does a failure once bytes have moved (they are returned, the failure is not).
+     */
+    private static long transferToChannel(UringFileChannel ch, long position, long count,
+            WritableByteChannel target) throws IOException {
+        ByteBuffer b = ByteBuffer.allocate(transferStep(ch, count, target));
+        long done = 0;
+        try {
+            while (done < count) {
+                b.clear().limit((int) Math.min(b.capacity(), count - done));
+                int n = ch.read(b, position + done);
+                if (n <= 0) {
+                    break;
+                }
+                b.flip();
+                int w = target.write(b);
+                done += w;
+                if (w != n) {
+                    break;
+                }
+            }
+            return done;
+        } catch (IOException e) {
+            if (done > 0) {
+                return done;
+            }
+            throw e;
+        }
+    }
+
+    static long transferFrom(UringFileChannel ch, ReadableByteChannel src, long position,
+            long count) throws IOException {
+        if (!ch.isOpen()) {
+            throw new ClosedChannelException();
+        }
+        if (!src.isOpen()) {
+            throw new ClosedChannelException();
+        }
+        if (src instanceof UringFileChannel u && !u.readable) {
+            throw new NonReadableChannelException();
+        }
+        checkJdkChannel(ch, src, false);
+        if (!ch.writable) {
+            throw new NonWritableChannelException();
+        }
+        if (position < 0 || count < 0) {
+            throw new IllegalArgumentException();
+        }
+        try {
+            ch.ensureOpen();
+            ch.blocking(); // an interrupt the caller brings closes the channel here, as the JDK's checks do
+            return transferFromChecked(ch, src, position, count);
+        } catch (ClosedChannelException e) {
+            throw transferFailed(ch, e, src);
+        }
+    }
+
+    private static long transferFromChecked(UringFileChannel ch, ReadableByteChannel src, long position,
+            long count) throws IOException {
+        // As the JDK's channel, from a file channel that says it has bytes (and not in append mode): copy_file_range
+        // first, O_DIRECT or not, even for no bytes at all; it checks the position before it reads anything, so a
+        // transfer to a position past the largest file the file system holds fails there (EFBIG) without a byte of
+        // the source consumed, and so does one of no bytes.
+        if (src instanceof UringFileChannel u && !ch.append && u.size0() > 0) {
+            u.positionLock.lock();
+            try {
+                long n = copyRange(ch, u, -1, ch, position, count);
+                if (n >= 0) {
+                    return n;
+                }
+            } finally {
+                u.positionLock.unlock();
+            }
+        } else if (!ch.append && ch.jdkTwinFor(src) instanceof FileChannel twin) {
+            if (!ch.direct) {
+                return twin.transferFrom(src, position, count);
+            }
+            // O_DIRECT, which the JDK's channel on this file is not: it only meets, copying nothing, what the copy
+            // would meet before it reads (a position past the largest file); the transfer is made here
+            twin.transferFrom(src, position, 0);
+        }
+        if (count == 0) {
+            return 0;
+        }
+        long mapped = transferFromMapped(ch, src, position, count);
+        if (mapped >= 0) {
+            return mapped;
+        }
+        ByteBuffer b = ByteBuffer.allocate(transferStep(ch, count, null));
+        long done = 0;
+        while (done < count) {
+            b.clear().limit((int) Math.min(b.capacity(), count - done));
+            int n;
+            try {
+                n = src.read(b);
+            } catch (IOException e) {
+                if (done > 0) {
+                    return done; // as the JDK's channel: what moved is returned, a read's failure after it is not
+                }
+                throw e;
+            }
+            if (n <= 0) {
+                break;
+            }
+            b.flip();
+            int w;
+            try {
+                w = ch.write(b, position + done);
+            } catch (IOException | RuntimeException e) {
+                giveBack(src, b.remaining(), e);
+                if (done > 0 && e instanceof IOException) {
+                    return done; // as the JDK's channel: what moved is returned, the failure is not
+                }
+                throw e;
+            }
+            done += w;
+            if (w != n) {
+                giveBack(src, n - w, null);
+                break;
+            }
+        }
+        return done;
+    }
+
+    /**
+     * A write of bytes read from {@code src} failed: a {@code FileChannel} source gets them back (its position moves
+     * back over them), so a failed transfer consumes only what it wrote; other channels cannot take bytes back.
+     */
+    private static void giveBack(ReadableByteChannel src, int unwritten, Exception failure) {
+        if (unwritten > 0 && src instanceof FileChannel fc) {
+            try {
+                fc.position(fc.position() - unwritten);
+            } catch (IOException | RuntimeException e) {
+                if (failure != null) {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+    }
+
+    /**
+     * A transfer met a closed channel: as the JDK's, an interrupted caller (one whose interrupt closed a channel, or
+     * is pending) closes the channel and {@code other} and gets {@code ClosedByInterruptException}; otherwise one of
+     * them was closed meanwhile, {@code AsynchronousCloseException}.
+     */
+    private static AsynchronousCloseException transferFailed(UringFileChannel ch, ClosedChannelException e,
+            Channel other) {
+        ClosedByInterruptException interrupted =
+                e instanceof ClosedByInterruptException c ? c
+                        : !ch.uninterruptible && Thread.currentThread().isInterrupted()
+                                ? new ClosedByInterruptException() : null;
+        if (interrupted != null) {
+            for (Channel each : new Channel[] {ch, other}) {
+                try {
+                    each.close();
+                } catch (IOException | RuntimeException closing) {
+                    interrupted.addSuppressed(closing);
+                }
+            }
+            return interrupted;
+        }
+        if (e instanceof AsynchronousCloseException a) {
+            return a;
+        }
+        AsynchronousCloseException a = new AsynchronousCloseException();
+        a.addSuppressed(e);
+        return a;
+    }
+
+    /** Copies of a virtual thread at least this long are made on a platform thread ({@link #copyRange}). */
+    private static final long OFF_CARRIER_COPY = 64 * 1024;
+
+    /**
+     * {@code copy_file_range} from {@code in} at {@code inPos} to {@code out} at {@code outPos} ({@code -1}: at and
+     * advancing the file position); -1 when the kernel cannot copy between these files (the caller copies). As the
+     * JDK's, a copy is a blocking operation of {@code caller} (the channel whose method was called): a thread
+     * interrupted while it copies closes that channel, and gets {@code ClosedByInterruptException} once the copy has
+     * ended ({@link #transferFailed} closes the other).
+     */
+    private static long copyRange(UringFileChannel caller, UringFileChannel in, long inPos, UringFileChannel out,
+            long outPos, long count) throws IOException {
+        boolean interruptible = !caller.uninterruptible;
+        boolean completed = false;
+        if (interruptible) {
+            caller.beginBlocking();
+        }
+        try {
+            // A virtual thread's copy of more than a little may read the source from the device, for seconds: a
+            // platform thread makes it while the carrier runs others.
+            long n = count >= OFF_CARRIER_COPY && Thread.currentThread().isVirtual()
+                    ? CarrierStalls.offCarrier(() -> copyRangeNow(in, inPos, out, outPos, count))
+                    : copyRangeNow(in, inPos, out, outPos, count);
+            completed = true;
+            return n;
+        } finally {
+            if (interruptible) {
+                caller.endBlocking(completed);
+            }
+        }
+    }
+
+    private static long copyRangeNow(UringFileChannel in, long inPos, UringFileChannel out, long outPos, long count)
+            throws IOException {
+        Call c = Call.get();
+        try {
+            in.enterOrThrow();
+            try {
+                out.enterOrThrow();
+                try {
+                    long done = bigCopy(c, in, inPos, out, outPos, count);
+                    while (true) { // one call even for nothing (and again after EINTR)
+                        MemorySegment inOff = inPos < 0 ? MemorySegment.NULL : c.offsets.asSlice(0, 8);
+                        MemorySegment outOff = outPos < 0 ? MemorySegment.NULL : c.offsets.asSlice(8, 8);
+                        if (inPos >= 0) {
+                            inOff.set(JAVA_LONG, 0, inPos + done);
+                        }
+                        if (outPos >= 0) {
+                            outOff.set(JAVA_LONG, 0, outPos + done);
+                        }
+                        long n = LeanCalls.copyFileRange(c.capture, in.fd, inOff, out.fd, outOff, count - done);
+                        Counters.CALLER_CALLS.increment();
+                        if (n == -Errno.EINTR) {
+                            continue;
+                        }
+                        if (n < 0) {
+                            if (done == 0 && (n == -Errno.EXDEV || n == -Errno.EINVAL || n == -Errno.ENOSYS
+                                    || n == -Errno.EOPNOTSUPP || n == -Errno.EBADF)) {
+                                return -1;
+                            }
+                            if (done > 0) {
+                                break;
+                            }
+                            throw JdkErrors.io((int) -n);
+                        }
+                        if (n == 0) {
+                            if (done == 0 && (in.direct || out.direct)) {
+                                // the kernel copies nothing of an O_DIRECT file it cannot align, without an error:
+                                // the caller copies (and says EOF, or what is wrong, itself)
+                                return -1;
+                            }
+                            break;
+                        }
+                        done += n;
+                        // One call that copied something is the transfer, as the JDK's channel makes it: XFS clones
+                        // the whole blocks of a range and says so, leaving the rest to the caller's next transfer.
+                        break;
+                    }
+                    Counters.KERNEL_COPIES.increment();
+                    Counters.BYTES_READ.add(done);
+                    Counters.BYTES_WRITTEN.add(done);
+                    return done;
+                } finally {
+                    out.leave();
+                }
+            } finally {
+                in.leave();
+            }
+        } finally {
+            c.release();
+        }
+    }
+
+    /**
+     * A large copy in pieces on several threads at once ({@link KernelCopy}), at explicit offsets; a file position
+     * the copy is to use ({@code -1}) is read first and moved past what was copied after. The bytes copied without a
+     * gap (0 when the copy is small, or within one file, or a file position cannot be read): the caller's loop goes on
+     * from there, and meets again whatever stopped the pieces. Both channels are entered by the caller, who holds
+     * them until the helpers are done.
+     */
+    private static long bigCopy(Call c, UringFileChannel in, long inPos, UringFileChannel out, long outPos,
+            long count) throws IOException {
+        if (!KernelCopy.splits(count)) {
+            return 0;
+        }
+        long inAt = inPos >= 0 ? inPos : LeanCalls.lseek(c.capture, in.fd, 0, Uapi.SEEK_CUR);
+        long outAt = outPos >= 0 ? outPos : LeanCalls.lseek(c.capture, out.fd, 0, Uapi.SEEK_CUR);
+        if (inAt < 0 || outAt < 0) {
+            return 0;
+        }
+        KernelCopy.Result r = KernelCopy.copy(in.fd, inAt, out.fd, outAt, count);
+        if (r == null) {
+            return 0;
+        }
+        Counters.CALLER_CALLS.add(r.calls());
+        long done = r.copied();
+        // the loop after goes on at the file positions: they must say where the pieces stopped
+        long r1 = inPos < 0 ? LeanCalls.lseek(c.capture, in.fd, inAt + done, Uapi.SEEK_SET) : 0;
+        long r2 = outPos < 0 ? LeanCalls.lseek(c.capture, out.fd, outAt + done, Uapi.SEEK_SET) : 0;
+        if (r1 < 0 || r2 < 0) {
+            throw JdkErrors.io((int) -Math.min(r1, r2));
+        }
+        return done;
+    }
+}
