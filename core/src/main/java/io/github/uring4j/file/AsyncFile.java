@@ -74,8 +74,8 @@ import java.util.concurrent.CompletionException;
  * <h2>Cancellation and timeouts</h2>
  * {@code future.cancel(true)} completes the future with a {@link java.util.concurrent.CancellationException} and
  * sends {@code IORING_OP_ASYNC_CANCEL}; the buffer stays referenced (and a pooled copy buffer unused) until the
- * kernel's completion arrives, but a direct buffer's contents are undefined after a cancelled read. The variants
- * taking a {@link Duration} attach an {@code IORING_OP_LINK_TIMEOUT} and fail with
+ * kernel's completion arrives, but a direct buffer's contents are undefined after a cancelled read. Reads and
+ * writes made through a {@linkplain #withTimeout timed view} attach an {@code IORING_OP_LINK_TIMEOUT} and fail with
  * {@link java.nio.channels.InterruptedByTimeoutException} (a duration too long to count in nanoseconds waits for
  * about 292 years). The time runs from when the loop takes the operation in: an operation that waits for its turn
  * (behind its file's {@linkplain IoExecutor.Builder#inFlightLimit in-flight limit}) times out there as well, and
@@ -360,20 +360,9 @@ public final class AsyncFile implements AutoCloseable {
         return read(transfer(Request.READ, dst, position, false, null));
     }
 
-    /** As {@link #read(ByteBuffer, long)}, failing with InterruptedByTimeoutException after {@code timeout}. */
-    public CompletableFuture<Integer> read(ByteBuffer dst, long position, Duration timeout) {
-        return future(transfer(Request.READ, dst, position, false, timeout(timeout)));
-    }
-
     public <A> void read(ByteBuffer dst, long position, A attachment,
             CompletionHandler<Integer, ? super A> handler) {
         handler(transfer(Request.READ, dst, position, false, null), attachment, handler);
-    }
-
-    /** As {@link #read(ByteBuffer, long, Object, CompletionHandler)}, failing with InterruptedByTimeoutException after {@code timeout}. */
-    public <A> void read(ByteBuffer dst, long position, Duration timeout, A attachment,
-            CompletionHandler<Integer, ? super A> handler) {
-        handler(transfer(Request.READ, dst, position, false, timeout(timeout)), attachment, handler);
     }
 
     /**
@@ -384,18 +373,9 @@ public final class AsyncFile implements AutoCloseable {
         return read(transfer(Request.READ, dst, position, false, null));
     }
 
-    public CompletableFuture<Integer> read(MemorySegment dst, long position, Duration timeout) {
-        return future(transfer(Request.READ, dst, position, false, timeout(timeout)));
-    }
-
     public <A> void read(MemorySegment dst, long position, A attachment,
             CompletionHandler<Integer, ? super A> handler) {
         handler(transfer(Request.READ, dst, position, false, null), attachment, handler);
-    }
-
-    public <A> void read(MemorySegment dst, long position, Duration timeout, A attachment,
-            CompletionHandler<Integer, ? super A> handler) {
-        handler(transfer(Request.READ, dst, position, false, timeout(timeout)), attachment, handler);
     }
 
     /** Fills {@code dst}'s remaining bytes, resubmitting short reads; EOFException if the file ends first. */
@@ -433,36 +413,18 @@ public final class AsyncFile implements AutoCloseable {
         return future(transfer(Request.WRITE, src, position, false, null));
     }
 
-    public CompletableFuture<Integer> write(ByteBuffer src, long position, Duration timeout) {
-        return future(transfer(Request.WRITE, src, position, false, timeout(timeout)));
-    }
-
     public <A> void write(ByteBuffer src, long position, A attachment,
             CompletionHandler<Integer, ? super A> handler) {
         handler(transfer(Request.WRITE, src, position, false, null), attachment, handler);
-    }
-
-    public <A> void write(ByteBuffer src, long position, Duration timeout, A attachment,
-            CompletionHandler<Integer, ? super A> handler) {
-        handler(transfer(Request.WRITE, src, position, false, timeout(timeout)), attachment, handler);
     }
 
     public CompletableFuture<Integer> write(MemorySegment src, long position) {
         return future(transfer(Request.WRITE, src, position, false, null));
     }
 
-    public CompletableFuture<Integer> write(MemorySegment src, long position, Duration timeout) {
-        return future(transfer(Request.WRITE, src, position, false, timeout(timeout)));
-    }
-
     public <A> void write(MemorySegment src, long position, A attachment,
             CompletionHandler<Integer, ? super A> handler) {
         handler(transfer(Request.WRITE, src, position, false, null), attachment, handler);
-    }
-
-    public <A> void write(MemorySegment src, long position, Duration timeout, A attachment,
-            CompletionHandler<Integer, ? super A> handler) {
-        handler(transfer(Request.WRITE, src, position, false, timeout(timeout)), attachment, handler);
     }
 
     /** Writes all of {@code src}'s remaining bytes, resubmitting short writes. */
@@ -513,6 +475,122 @@ public final class AsyncFile implements AutoCloseable {
     public <A> void writeAndSync(MemorySegment src, long position, A attachment,
             CompletionHandler<Integer, ? super A> handler) {
         handler(transfer(Request.WRITE_SYNC, src, position, true, null), attachment, handler);
+    }
+
+    // ============================================================================================ timeouts
+
+    /**
+     * A view of this file whose reads and writes each fail with
+     * {@link java.nio.channels.InterruptedByTimeoutException} when they have not ended {@code timeout} after the loop
+     * took them in (see "Cancellation and timeouts" above). The view is the file: closing the file ends its
+     * operations, and one view may be kept and used for any number of operations.
+     *
+     * @throws IllegalArgumentException for a negative timeout ({@link Duration#ZERO} counts as one nanosecond)
+     */
+    public Timed withTimeout(Duration timeout) {
+        return new Timed(this, timeout(timeout));
+    }
+
+    /**
+     * The reads and writes of an {@link AsyncFile} with a timeout each ({@link AsyncFile#withTimeout}): the same
+     * forms, results and rules as the file's own methods of the same names. A {@code readFully} or {@code writeFully}
+     * has one timeout for all of its pieces.
+     */
+    public static final class Timed {
+        private final AsyncFile file;
+        private final Duration timeout;
+
+        private Timed(AsyncFile file, Duration timeout) {
+            this.file = file;
+            this.timeout = timeout;
+        }
+
+        /** The file this view reads and writes. */
+        public AsyncFile file() {
+            return file;
+        }
+
+        /** The timeout of each operation. */
+        public Duration timeout() {
+            return timeout;
+        }
+
+        public CompletableFuture<Integer> read(ByteBuffer dst, long position) {
+            return file.future(file.transfer(Request.READ, dst, position, false, timeout));
+        }
+
+        public <A> void read(ByteBuffer dst, long position, A attachment,
+                CompletionHandler<Integer, ? super A> handler) {
+            file.handler(file.transfer(Request.READ, dst, position, false, timeout), attachment, handler);
+        }
+
+        public CompletableFuture<Integer> read(MemorySegment dst, long position) {
+            return file.future(file.transfer(Request.READ, dst, position, false, timeout));
+        }
+
+        public <A> void read(MemorySegment dst, long position, A attachment,
+                CompletionHandler<Integer, ? super A> handler) {
+            file.handler(file.transfer(Request.READ, dst, position, false, timeout), attachment, handler);
+        }
+
+        public CompletableFuture<Integer> readFully(ByteBuffer dst, long position) {
+            return file.future(file.transfer(Request.READ, dst, position, true, timeout));
+        }
+
+        public <A> void readFully(ByteBuffer dst, long position, A attachment,
+                CompletionHandler<Integer, ? super A> handler) {
+            file.handler(file.transfer(Request.READ, dst, position, true, timeout), attachment, handler);
+        }
+
+        public CompletableFuture<Integer> readFully(MemorySegment dst, long position) {
+            return file.future(file.transfer(Request.READ, dst, position, true, timeout));
+        }
+
+        public <A> void readFully(MemorySegment dst, long position, A attachment,
+                CompletionHandler<Integer, ? super A> handler) {
+            file.handler(file.transfer(Request.READ, dst, position, true, timeout), attachment, handler);
+        }
+
+        public CompletableFuture<Integer> write(ByteBuffer src, long position) {
+            return file.future(file.transfer(Request.WRITE, src, position, false, timeout));
+        }
+
+        public <A> void write(ByteBuffer src, long position, A attachment,
+                CompletionHandler<Integer, ? super A> handler) {
+            file.handler(file.transfer(Request.WRITE, src, position, false, timeout), attachment, handler);
+        }
+
+        public CompletableFuture<Integer> write(MemorySegment src, long position) {
+            return file.future(file.transfer(Request.WRITE, src, position, false, timeout));
+        }
+
+        public <A> void write(MemorySegment src, long position, A attachment,
+                CompletionHandler<Integer, ? super A> handler) {
+            file.handler(file.transfer(Request.WRITE, src, position, false, timeout), attachment, handler);
+        }
+
+        public CompletableFuture<Integer> writeFully(ByteBuffer src, long position) {
+            return file.future(file.transfer(Request.WRITE, src, position, true, timeout));
+        }
+
+        public <A> void writeFully(ByteBuffer src, long position, A attachment,
+                CompletionHandler<Integer, ? super A> handler) {
+            file.handler(file.transfer(Request.WRITE, src, position, true, timeout), attachment, handler);
+        }
+
+        public CompletableFuture<Integer> writeFully(MemorySegment src, long position) {
+            return file.future(file.transfer(Request.WRITE, src, position, true, timeout));
+        }
+
+        public <A> void writeFully(MemorySegment src, long position, A attachment,
+                CompletionHandler<Integer, ? super A> handler) {
+            file.handler(file.transfer(Request.WRITE, src, position, true, timeout), attachment, handler);
+        }
+
+        @Override
+        public String toString() {
+            return file + " with timeout " + timeout;
+        }
     }
 
     // ============================================================================================ the rest

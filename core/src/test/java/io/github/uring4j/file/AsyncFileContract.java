@@ -744,10 +744,10 @@ abstract class AsyncFileContract {
     void readWithTimeoutFailsWithInterruptedByTimeout() throws Exception {
         Path fifo = TestFiles.fifo(dir, "fifoT");
         try (AsyncFile f = open(fifo, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-            Throwable t = failure(f.read(ByteBuffer.allocateDirect(8), 0, java.time.Duration.ofMillis(50)));
+            Throwable t = failure(f.withTimeout(java.time.Duration.ofMillis(50)).read(ByteBuffer.allocateDirect(8), 0));
             assertInstanceOf(java.nio.channels.InterruptedByTimeoutException.class, t);
             CompletableFuture<Throwable> viaHandler = new CompletableFuture<>();
-            f.read(ByteBuffer.allocateDirect(8), 0, java.time.Duration.ofMillis(50), "h",
+            f.withTimeout(java.time.Duration.ofMillis(50)).read(ByteBuffer.allocateDirect(8), 0, "h",
                     new CompletionHandler<Integer, String>() {
                         @Override
                         public void completed(Integer n, String a) {
@@ -770,9 +770,98 @@ abstract class AsyncFileContract {
             assertEquals(0, io.inFlight());
             Path p = file("regularT", new byte[100]);
             try (AsyncFile g = open(p)) {
-                assertEquals(100, get(g.read(ByteBuffer.allocateDirect(200), 0, java.time.Duration.ofSeconds(10))));
+                assertEquals(100, get(g.withTimeout(java.time.Duration.ofSeconds(10)).read(ByteBuffer.allocateDirect(200), 0)));
             }
         }
+    }
+
+    /**
+     * {@code readFully} and {@code writeFully} through a timed view: a FIFO that gives half of what a full read asks
+     * and then nothing times the read out; a full write into a FIFO nobody drains times out, and what it put in is a
+     * prefix of its bytes; on a regular file both move every byte, buffers and segments, futures and handlers.
+     */
+    @Test
+    void fullReadsAndWritesOfATimedViewTimeOut() throws Exception {
+        Path fifo = TestFiles.fifo(dir, "fifoFull");
+        try (AsyncFile f = open(fifo, StandardOpenOption.READ, StandardOpenOption.WRITE);
+                var w = java.nio.channels.FileChannel.open(fifo, StandardOpenOption.WRITE)) {
+            AsyncFile.Timed timed = f.withTimeout(java.time.Duration.ofMillis(100));
+            assertEquals(f, timed.file());
+            assertEquals(java.time.Duration.ofMillis(100), timed.timeout());
+            w.write(ByteBuffer.wrap(new byte[] {1, 2, 3, 4}));
+            assertInstanceOf(java.nio.channels.InterruptedByTimeoutException.class,
+                    failure(timed.readFully(ByteBuffer.allocateDirect(8), 0)));
+            for (int i = 0; i < 500 && io.inFlight() > 0; i++) { // a threads-backend worker still in read(2)
+                w.write(ByteBuffer.wrap(new byte[1]));
+                Thread.sleep(10);
+            }
+            assertEquals(0, io.inFlight());
+        }
+        Path full = TestFiles.fifo(dir, "fifoFullWrite");
+        try (AsyncFile f = open(full, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            byte[] data = pattern(1 << 20, 41); // more than a pipe holds
+            assertInstanceOf(java.nio.channels.InterruptedByTimeoutException.class,
+                    failure(f.withTimeout(java.time.Duration.ofMillis(100)).writeFully(direct(data), 0)));
+            // drain what the write put in (a threads-backend worker may still be writing: drain until it is done)
+            java.io.ByteArrayOutputStream drained = new java.io.ByteArrayOutputStream();
+            ByteBuffer b = ByteBuffer.allocateDirect(65536);
+            for (int quiet = 0; quiet < 3; ) {
+                CompletableFuture<Integer> read = f.withTimeout(java.time.Duration.ofMillis(50)).read(b.clear(), 0);
+                Throwable t = failure(read);
+                if (t != null) {
+                    assertInstanceOf(java.nio.channels.InterruptedByTimeoutException.class, t);
+                    quiet = io.inFlight() == 0 ? quiet + 1 : 0;
+                    continue;
+                }
+                byte[] got = new byte[read.join()];
+                b.flip().get(got);
+                drained.writeBytes(got);
+            }
+            byte[] all = drained.toByteArray();
+            assertTrue(all.length > 0 && all.length < data.length, "a pipe's worth went in: " + all.length);
+            assertArrayEquals(java.util.Arrays.copyOf(data, all.length), all, "the write's bytes, in order");
+        }
+        Path p = dir.resolve("timedFull");
+        try (AsyncFile f = open(p, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            AsyncFile.Timed timed = f.withTimeout(java.time.Duration.ofSeconds(30));
+            byte[] data = pattern(300_000, 43);
+            assertEquals(data.length, get(timed.writeFully(direct(data), 0)));
+            try (Arena a = Arena.ofShared()) {
+                MemorySegment s = a.allocate(1000);
+                MemorySegment.copy(data, 0, s, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, 1000);
+                CompletableFuture<Integer> viaHandler = new CompletableFuture<>();
+                timed.writeFully(s, data.length, null, completeWith(viaHandler));
+                assertEquals(1000, get(viaHandler));
+            }
+            ByteBuffer back = ByteBuffer.allocateDirect(data.length);
+            assertEquals(data.length, get(timed.readFully(back, 0)));
+            byte[] got = new byte[data.length];
+            back.flip().get(got);
+            assertArrayEquals(data, got);
+            try (Arena a = Arena.ofShared()) {
+                MemorySegment s = a.allocate(1000);
+                CompletableFuture<Integer> viaHandler = new CompletableFuture<>();
+                timed.readFully(s, data.length, null, completeWith(viaHandler));
+                assertEquals(1000, get(viaHandler));
+                assertArrayEquals(java.util.Arrays.copyOf(data, 1000), s.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+            }
+            assertInstanceOf(java.io.EOFException.class,
+                    failure(timed.readFully(ByteBuffer.allocateDirect(10), data.length + 995)));
+        }
+    }
+
+    private static <A> CompletionHandler<Integer, A> completeWith(CompletableFuture<Integer> f) {
+        return new CompletionHandler<>() {
+            @Override
+            public void completed(Integer n, A a) {
+                f.complete(n);
+            }
+
+            @Override
+            public void failed(Throwable e, A a) {
+                f.completeExceptionally(e);
+            }
+        };
     }
 
     /** Offsets are longs: a sparse file written and read past 4 GiB lands where asked. */

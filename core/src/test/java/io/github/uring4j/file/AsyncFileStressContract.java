@@ -824,8 +824,8 @@ abstract class AsyncFileStressContract {
                                 : modelFile.writeFully(m.segment, start);
                         case 2 -> m.buffer != null ? modelFile.writeAndSync(m.buffer, start)
                                 : modelFile.writeAndSync(m.segment, start);
-                        case 3 -> m.buffer != null ? modelFile.write(m.buffer, start, Duration.ofSeconds(BOUND_SECONDS))
-                                : modelFile.write(m.segment, start, Duration.ofSeconds(BOUND_SECONDS));
+                        case 3 -> m.buffer != null ? modelFile.withTimeout(Duration.ofSeconds(BOUND_SECONDS)).write(m.buffer, start)
+                                : modelFile.withTimeout(Duration.ofSeconds(BOUND_SECONDS)).write(m.segment, start);
                         case 4, 5 -> {
                             CompletableFuture<Object> h = new CompletableFuture<>();
                             CompletionHandler<Integer, String> hh = handlerFor(h, null);
@@ -911,8 +911,8 @@ abstract class AsyncFileStressContract {
                     case 0 -> m.buffer != null ? modelFile.read(m.buffer, start) : modelFile.read(m.segment, start);
                     case 1 -> m.buffer != null ? modelFile.readFully(m.buffer, start)
                             : modelFile.readFully(m.segment, start);
-                    case 2 -> m.buffer != null ? modelFile.read(m.buffer, start, Duration.ofSeconds(BOUND_SECONDS))
-                            : modelFile.read(m.segment, start, Duration.ofSeconds(BOUND_SECONDS));
+                    case 2 -> m.buffer != null ? modelFile.withTimeout(Duration.ofSeconds(BOUND_SECONDS)).read(m.buffer, start)
+                            : modelFile.withTimeout(Duration.ofSeconds(BOUND_SECONDS)).read(m.segment, start);
                     case 3, 4 -> {
                         CompletableFuture<Object> h = new CompletableFuture<>();
                         CompletionHandler<Integer, String> hh = handlerFor(h, null);
@@ -1038,14 +1038,14 @@ abstract class AsyncFileStressContract {
                         CompletionHandler<Integer, String> hh = handlerFor(h, null);
                         if (m.buffer != null) {
                             if (read) {
-                                f.read(m.buffer, position, timeout, w, hh);
+                                f.withTimeout(timeout).read(m.buffer, position, w, hh);
                             } else {
                                 f.write(m.buffer, position, w, hh);
                             }
                         } else if (read) {
                             f.read(m.segment, position, w, hh);
                         } else {
-                            f.write(m.segment, position, timeout, w, hh);
+                            f.withTimeout(timeout).write(m.segment, position, w, hh);
                         }
                         if (read && m.buffer != null || !read && m.buffer == null) {
                             allowed |= TIMEOUT;
@@ -1057,8 +1057,8 @@ abstract class AsyncFileStressContract {
                                     ? read ? f.readFully(m.buffer, position) : f.writeFully(m.buffer, position)
                                     : read ? f.readFully(m.segment, position) : f.writeFully(m.segment, position);
                             case 2 -> m.buffer != null
-                                    ? read ? f.read(m.buffer, position, timeout) : f.write(m.buffer, position, timeout)
-                                    : read ? f.read(m.segment, position, timeout) : f.write(m.segment, position, timeout);
+                                    ? read ? f.withTimeout(timeout).read(m.buffer, position) : f.withTimeout(timeout).write(m.buffer, position)
+                                    : read ? f.withTimeout(timeout).read(m.segment, position) : f.withTimeout(timeout).write(m.segment, position);
                             case 3 -> m.buffer != null
                                     ? read ? f.read(m.buffer, position) : f.writeAndSync(m.buffer, position)
                                     : read ? f.read(m.segment, position) : f.writeAndSync(m.segment, position);
@@ -1316,7 +1316,7 @@ abstract class AsyncFileStressContract {
                                 // more work from the completion, itself checked
                                 ByteBuffer b = ByteBuffer.allocateDirect(1 + hr.nextInt(4096));
                                 try {
-                                    CompletableFuture<Integer> more = i == 2 ? f.read(b, 0, Duration.ofMillis(5))
+                                    CompletableFuture<Integer> more = i == 2 ? f.withTimeout(Duration.ofMillis(5)).read(b, 0)
                                             : f.read(b, hr.nextInt(CHAOS_SIZE));
                                     expect(w + " then read", more, CLOSE | TIMEOUT, v -> { });
                                 } catch (RuntimeException e) {
@@ -1372,7 +1372,7 @@ abstract class AsyncFileStressContract {
                 };
                 ByteBuffer b = r.nextBoolean() ? ByteBuffer.allocateDirect(512) : ByteBuffer.allocate(512);
                 if (i == 2) {
-                    f.read(b, 0, Duration.ofMillis(r.nextInt(30)), w, h);
+                    f.withTimeout(Duration.ofMillis(r.nextInt(30))).read(b, 0, w, h);
                     pending.add(new Pending(w, end, CLOSE | TIMEOUT, null, false));
                 } else {
                     f.read(b, r.nextInt(CHAOS_SIZE), w, h);
@@ -1386,7 +1386,7 @@ abstract class AsyncFileStressContract {
                 if (r.nextBoolean()) {
                     ByteBuffer b = ByteBuffer.allocateDirect(1 + r.nextInt(16));
                     boolean timed = r.nextBoolean();
-                    CompletableFuture<Integer> fut = timed ? f.read(b, 0, Duration.ofMillis(r.nextInt(50))) : f.read(b, 0);
+                    CompletableFuture<Integer> fut = timed ? f.withTimeout(Duration.ofMillis(r.nextInt(50))).read(b, 0) : f.read(b, 0);
                     pending.add(new Pending(what + " fifo read" + (timed ? " timed" : ""), fut,
                             CLOSE | (timed ? TIMEOUT : 0), v -> { }, !timed));
                 } else {
@@ -1441,7 +1441,7 @@ abstract class AsyncFileStressContract {
                 AsyncFile f = chaosFiles.get(r.nextInt(2));
                 CompletableFuture<Integer> first = f.read(ByteBuffer.allocateDirect(16), r.nextInt(CHAOS_SIZE));
                 AsyncFile g = chaosFiles.get(2);
-                CompletableFuture<Integer> other = g.read(ByteBuffer.allocateDirect(4), 0, Duration.ofMillis(200));
+                CompletableFuture<Integer> other = g.withTimeout(Duration.ofMillis(200)).read(ByteBuffer.allocateDirect(4), 0);
                 pending.add(new Pending(what + " fifo read to join", other, CLOSE | TIMEOUT, null, false));
                 CompletableFuture<Object> chained = first.thenApply(n -> {
                     try {

@@ -115,11 +115,11 @@ class BackendAgreementTest {
         try {
             CompletableFuture<?> c = switch (op) {
                 case 0 -> f.read(b, a1);
-                case 1 -> f.read(b, a1, timeout);
+                case 1 -> f.withTimeout(timeout).read(b, a1);
                 case 2 -> f.read(segment(r, open), a1);
                 case 3 -> f.readFully(b, a1);
                 case 4 -> f.write(b, a1);
-                case 5 -> f.write(segment(r, open), a1, timeout);
+                case 5 -> f.withTimeout(timeout).write(segment(r, open), a1);
                 case 6 -> f.writeFully(segment(r, open), a1);
                 case 7 -> f.writeAndSync(b, a1);
                 case 8 -> f.size();

@@ -275,7 +275,7 @@ abstract class HostileUseContract {
         }
         List<CompletableFuture<Integer>> timed = new ArrayList<>();
         for (int ms : new int[] {300, 50, 0, 150}) { // not in deadline order
-            timed.add(f.read(ByteBuffer.allocateDirect(8), 0, Duration.ofMillis(ms)));
+            timed.add(f.withTimeout(Duration.ofMillis(ms)).read(ByteBuffer.allocateDirect(8), 0));
         }
         for (CompletableFuture<Integer> t : timed) {
             assertInstanceOf(java.nio.channels.InterruptedByTimeoutException.class, failure(t));
@@ -343,7 +343,7 @@ abstract class HostileUseContract {
         Path fifo = TestFiles.fifo(dir, "fifoTimeoutClose");
         AsyncFile f = open(fifo, StandardOpenOption.READ, StandardOpenOption.WRITE);
         CompletableFuture<Throwable> told = new CompletableFuture<>();
-        f.read(ByteBuffer.allocateDirect(1), 0, Duration.ofMillis(20), null, closesOnFailure(f, told));
+        f.withTimeout(Duration.ofMillis(20)).read(ByteBuffer.allocateDirect(1), 0, null, closesOnFailure(f, told));
         assertInstanceOf(java.nio.channels.InterruptedByTimeoutException.class, told.get(30, TimeUnit.SECONDS),
                 "the handler was told of the timeout and its close() returned");
         assertFalse(f.isOpen());
@@ -380,7 +380,7 @@ abstract class HostileUseContract {
         AsyncFile f = open(fifo, StandardOpenOption.READ, StandardOpenOption.WRITE);
         for (int i = 0; i < 3; i++) {
             assertInstanceOf(java.nio.channels.InterruptedByTimeoutException.class,
-                    failure(f.read(ByteBuffer.allocateDirect(8), 0, Duration.ofMillis(20))));
+                    failure(f.withTimeout(Duration.ofMillis(20)).read(ByteBuffer.allocateDirect(8), 0)));
         }
         nextReadGetsWhatIsWrittenNow(f);
         assertNothingLeftInFlight();
@@ -452,7 +452,7 @@ abstract class HostileUseContract {
         byte[] reported = fill(f);
         java.io.ByteArrayOutputStream drained = new java.io.ByteArrayOutputStream();
         ByteBuffer b = ByteBuffer.allocate(64 * 1024);
-        while (failure(f.read(b.clear(), 0, Duration.ofMillis(300))
+        while (failure(f.withTimeout(Duration.ofMillis(300)).read(b.clear(), 0)
                 .thenAccept(n -> drained.write(b.array(), 0, n))) == null) {
             // reads until the FIFO stays empty for 300 ms
         }
@@ -489,7 +489,7 @@ abstract class HostileUseContract {
         Throwable timedOut = null;
         for (int i = 0; i < 64 && timedOut == null; i++) { // 4 MiB: more than a pipe holds by default (64 KiB-1 MiB)
             byte[] b = pattern(64 * 1024, i);
-            timedOut = failure(f.write(ByteBuffer.wrap(b), 0, Duration.ofMillis(100)).thenAccept(n -> {
+            timedOut = failure(f.withTimeout(Duration.ofMillis(100)).write(ByteBuffer.wrap(b), 0).thenAccept(n -> {
                 assertTrue(n > 0 && n <= b.length, "a write reports 1 to " + b.length + " bytes, not " + n);
                 reported.write(b, 0, n);
             }));
@@ -540,7 +540,7 @@ abstract class HostileUseContract {
         Path fifo = TestFiles.fifo(dir, "fifoOpenWaits");
         AsyncFile f = get(AsyncFile.open(io, fifo, StandardOpenOption.READ));
         assertInstanceOf(java.nio.channels.InterruptedByTimeoutException.class,
-                failure(f.read(ByteBuffer.allocate(8), 0, Duration.ofMillis(100))), "a read waits for a writer");
+                failure(f.withTimeout(Duration.ofMillis(100)).read(ByteBuffer.allocate(8), 0)), "a read waits for a writer");
         try (FileChannel w = FileChannel.open(fifo, StandardOpenOption.WRITE)) {
             w.write(ByteBuffer.wrap(new byte[] {7}));
             ByteBuffer b = ByteBuffer.allocate(8);
@@ -619,7 +619,7 @@ abstract class HostileUseContract {
     private void nextReadGetsWhatIsWrittenNow(AsyncFile f) throws Exception {
         assertEquals(5, get(f.write(ByteBuffer.wrap("hello".getBytes(StandardCharsets.US_ASCII)), 0)));
         ByteBuffer b = ByteBuffer.allocate(8);
-        assertEquals(5, get(f.read(b, 0, Duration.ofSeconds(20))), "the next read gets the bytes");
+        assertEquals(5, get(f.withTimeout(Duration.ofSeconds(20)).read(b, 0)), "the next read gets the bytes");
         assertEquals("hello", new String(b.array(), 0, 5, StandardCharsets.US_ASCII));
     }
 
@@ -630,7 +630,7 @@ abstract class HostileUseContract {
         AsyncFile f = open(fifo, StandardOpenOption.READ, StandardOpenOption.WRITE);
         for (int i = 0; i < 3; i++) {
             assertInstanceOf(java.nio.channels.InterruptedByTimeoutException.class,
-                    failure(f.read(ByteBuffer.allocateDirect(1), 0, Duration.ofMillis(20))));
+                    failure(f.withTimeout(Duration.ofMillis(20)).read(ByteBuffer.allocateDirect(1), 0)));
         }
         f.closeAsync().get(10, TimeUnit.SECONDS);
         assertFalse(f.isOpen());
@@ -805,9 +805,9 @@ abstract class HostileUseContract {
         Path p = file("args", pattern(100, 6));
         try (AsyncFile f = open(p)) {
             // a timeout too long to count in nanoseconds waits "forever" instead of overflowing
-            assertEquals(100, get(f.read(ByteBuffer.allocateDirect(100), 0, Duration.ofDays(365_000))));
+            assertEquals(100, get(f.withTimeout(Duration.ofDays(365_000)).read(ByteBuffer.allocateDirect(100), 0)));
             assertThrows(IllegalArgumentException.class,
-                    () -> f.read(ByteBuffer.allocateDirect(1), 0, Duration.ofSeconds(-1)));
+                    () -> f.withTimeout(Duration.ofSeconds(-1)).read(ByteBuffer.allocateDirect(1), 0));
             assertThrows(IllegalArgumentException.class, () -> f.read(ByteBuffer.allocateDirect(1), -1));
             assertThrows(NullPointerException.class, () -> f.read((ByteBuffer) null, 0));
             assertThrows(NullPointerException.class, () -> f.read(ByteBuffer.allocateDirect(1), 0, "a", null));

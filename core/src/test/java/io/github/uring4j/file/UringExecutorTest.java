@@ -108,13 +108,13 @@ class UringExecutorTest {
         Path fifo = TestFiles.fifo(dir, "fifoT");
         try (IoExecutor io = uring().build();
                 AsyncFile f = get(AsyncFile.open(io, fifo, StandardOpenOption.READ, StandardOpenOption.WRITE))) {
-            Throwable t = failure(f.read(ByteBuffer.allocateDirect(8), 0, Duration.ofMillis(50)));
+            Throwable t = failure(f.withTimeout(Duration.ofMillis(50)).read(ByteBuffer.allocateDirect(8), 0));
             assertInstanceOf(InterruptedByTimeoutException.class, t);
             waitIdle(io);
             Path p = dir.resolve("regular");
             Files.write(p, new byte[100]);
             try (AsyncFile g = get(AsyncFile.open(io, p))) {
-                assertEquals(100, get(g.read(ByteBuffer.allocateDirect(200), 0, Duration.ofSeconds(10))));
+                assertEquals(100, get(g.withTimeout(Duration.ofSeconds(10)).read(ByteBuffer.allocateDirect(200), 0)));
             }
         }
     }
@@ -307,7 +307,7 @@ class UringExecutorTest {
             List<CompletableFuture<Integer>> reads = new ArrayList<>();
             for (int round = 0; round < 5; round++) {
                 for (int i = 0; i < 32; i++) {
-                    reads.add(f.read(ByteBuffer.allocateDirect(1), 0, Duration.ofMillis(30)));
+                    reads.add(f.withTimeout(Duration.ofMillis(30)).read(ByteBuffer.allocateDirect(1), 0));
                 }
             }
             for (CompletableFuture<Integer> r : reads) {
