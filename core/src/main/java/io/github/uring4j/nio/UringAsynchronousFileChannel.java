@@ -34,7 +34,9 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * An {@link AsynchronousFileChannel} with the JDK's semantics whose reads and writes are io_uring operations: no
  * thread waits for the device. Completion handlers run on the executor named at open (as the JDK's do), or on a
- * shared pool of daemon threads; never on the event loop, so a handler may block. Once the executor named at open
+ * shared pool of daemon threads; never on the event loop, so a handler may block (an executor that runs a task on
+ * the thread that gives it, a direct executor or a pool's {@code CallerRunsPolicy}, would run it on the loop: the
+ * shared pool runs it then). Once the executor named at open
  * is shut down, reads, writes and locks are refused as the JDK's channel refuses them
  * ({@code RejectedExecutionException}; {@code ShutdownChannelGroupException} for a handler whose result is known at
  * once); an operation started before still ends, its handler on the shared pool if that executor refuses it.
@@ -436,22 +438,34 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
             if (handler == null) {
                 return;
             }
-            Runnable call = () -> {
-                if (t == null) {
-                    handler.completed(v, attachment);
-                } else {
-                    handler.failed(t, attachment);
-                }
-            };
             if (!dispatch) {
-                call.run();
+                call(v, t);
                 return;
             }
+            IoBackend b = backend;
+            Runnable call = () -> {
+                if (b != null && b.mustNotBlock(Thread.currentThread())) {
+                    // The executor ran the task on the thread that gave it (a direct executor, a pool's
+                    // CallerRunsPolicy): the event loop, which a handler that waits (for another operation of this
+                    // channel, say) would stop for good. The library's pool runs it instead.
+                    DEFAULT_POOL.execute(() -> call(v, t));
+                } else {
+                    call(v, t);
+                }
+            };
             try {
                 executor.execute(call);
             } catch (java.util.concurrent.RejectedExecutionException e) {
                 // the user's executor is shut down: the handler runs on a thread of the library's pool
                 DEFAULT_POOL.execute(call);
+            }
+        }
+
+        private void call(V v, Throwable t) {
+            if (t == null) {
+                handler.completed(v, attachment);
+            } else {
+                handler.failed(t, attachment);
             }
         }
 
@@ -493,6 +507,12 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
 
         @Override
         public V get(long timeout, TimeUnit unit) throws InterruptedException, ExecutionException, TimeoutException {
+            IoBackend b = backend;
+            if (state.get() == PENDING && b != null && b.mustNotBlock(Thread.currentThread())) {
+                throw new IllegalStateException("waiting for an uring4j operation on the event loop thread "
+                        + Thread.currentThread().getName() + " would stop the loop that completes it: use the"
+                        + " CompletionHandler form, or wait on another thread");
+            }
             long deadline = System.nanoTime() + unit.toNanos(timeout);
             Waits.spin(this, Math.min(Waits.DEFAULT_NANOS, unit.toNanos(timeout)));
             waiter = Thread.currentThread();

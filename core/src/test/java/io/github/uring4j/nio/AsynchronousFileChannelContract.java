@@ -565,4 +565,112 @@ abstract class AsynchronousFileChannelContract {
             io.github.uring4j.file.TestFiles.unmount(fs);
         }
     }
+
+    /** An executor that runs every task on the thread that gives it (as Guava's direct executor service does). */
+    static final class DirectExecutorService extends java.util.concurrent.AbstractExecutorService {
+        private volatile boolean shut;
+
+        @Override
+        public void execute(Runnable r) {
+            r.run();
+        }
+
+        @Override
+        public void shutdown() {
+            shut = true;
+        }
+
+        @Override
+        public List<Runnable> shutdownNow() {
+            shut = true;
+            return List.of();
+        }
+
+        @Override
+        public boolean isShutdown() {
+            return shut;
+        }
+
+        @Override
+        public boolean isTerminated() {
+            return shut;
+        }
+
+        @Override
+        public boolean awaitTermination(long timeout, TimeUnit unit) {
+            return true;
+        }
+    }
+
+    /**
+     * Executors that run a task on the thread that gives it: a direct executor, and a saturated pool whose
+     * {@code CallerRunsPolicy} runs the task on the giver. A handler there may wait for another operation of its
+     * channel, and may close the channel, as on the
+     * JDK's channel, which makes its I/O on the executor itself. (What such a handler throws differs: the JDK's
+     * channel, which ran it inside {@code read}, throws it from there.)
+     */
+    @Test
+    void handlersOfExecutorsThatRunTasksOnTheGiverMayWaitForTheChannel() throws Exception {
+        Path p = file("giver", pattern(100_000, 61));
+        java.util.concurrent.ThreadPoolExecutor busy = new java.util.concurrent.ThreadPoolExecutor(1, 1, 0,
+                TimeUnit.SECONDS, new java.util.concurrent.SynchronousQueue<>(),
+                new java.util.concurrent.ThreadPoolExecutor.CallerRunsPolicy());
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        busy.execute(() -> {
+            try {
+                release.await(); // the pool's one thread stays busy: every task runs on the thread that gives it
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        try {
+            for (ExecutorService giver : List.of(new DirectExecutorService(), busy)) {
+                try (AsynchronousFileChannel ch = kind().openAsync(p, Set.of(READ), giver)) {
+                    CompletableFuture<Integer> nested = new CompletableFuture<>();
+                    ch.read(ByteBuffer.allocate(4096), 50_000, "a", new CompletionHandler<Integer, String>() {
+                        @Override
+                        public void completed(Integer n, String a) {
+                            try {
+                                ByteBuffer b = ByteBuffer.allocate(4096);
+                                int m = ch.read(b, 0).get(Conform.WAIT_SECONDS, TimeUnit.SECONDS);
+                                assertArrayEquals(Arrays.copyOf(pattern(100_000, 61), 4096), b.array());
+                                nested.complete(n + m);
+                            } catch (Throwable e) {
+                                nested.completeExceptionally(e);
+                            }
+                        }
+
+                        @Override
+                        public void failed(Throwable e, String a) {
+                            nested.completeExceptionally(e);
+                        }
+                    });
+                    assertEquals(8192, await(nested), "the handler's own wait for the channel ended");
+                    assertEquals(10, await(ch.read(ByteBuffer.allocate(10), 0)), "the channel works on");
+                    CompletableFuture<Integer> closes = new CompletableFuture<>();
+                    ch.read(ByteBuffer.allocate(10), 0, "c", new CompletionHandler<Integer, String>() {
+                        @Override
+                        public void completed(Integer n, String a) {
+                            try {
+                                ch.close();
+                                closes.complete(n);
+                            } catch (Throwable e) {
+                                closes.completeExceptionally(e);
+                            }
+                        }
+
+                        @Override
+                        public void failed(Throwable e, String a) {
+                            closes.completeExceptionally(e);
+                        }
+                    });
+                    assertEquals(10, await(closes));
+                    assertFalse(ch.isOpen());
+                }
+            }
+        } finally {
+            release.countDown();
+            busy.shutdown();
+        }
+    }
 }

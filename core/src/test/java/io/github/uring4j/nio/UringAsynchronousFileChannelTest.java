@@ -6,12 +6,19 @@ import static java.nio.file.StandardOpenOption.READ;
 import static java.nio.file.StandardOpenOption.WRITE;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
+import java.nio.channels.AsynchronousCloseException;
 import java.nio.channels.AsynchronousFileChannel;
+import java.nio.channels.CompletionHandler;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 
 /** The AsynchronousFileChannel contract on the channels {@link UringFiles} hands out, and what only they do. */
@@ -37,5 +44,47 @@ class UringAsynchronousFileChannelTest extends AsynchronousFileChannelContract {
         List<String> open = Conform.fdsUnderAfterCollection(dir);
         assertEquals(0, open.size(), "descriptors of dropped channels a minute after they were dropped: " + open.size());
         assertArrayEquals(pattern(4096, 99), Files.readAllBytes(p));
+    }
+
+    /**
+     * A wait for one of the channel's operations on a thread of the event loops that must complete it (code in an
+     * {@code AsyncFile} handler, which runs on the loop of the shared default executor the channel uses too) fails at
+     * once with {@code IllegalStateException}: the wait would stop the loop for good. The operation goes on and ends
+     * with the channel's close.
+     */
+    @Test
+    void waitingForAnOperationOnItsEventLoopFailsAtOnce() throws Exception {
+        Path fifo = Conform.fifo(dir, "nobodyWrites");
+        Path p = file("f", pattern(4096, 7));
+        try (AsynchronousFileChannel ch = open(fifo, READ, WRITE);
+                io.github.uring4j.file.AsyncFile f = io.github.uring4j.file.AsyncFile.open(p, READ).join()) {
+            CompletableFuture<Throwable> onLoop = new CompletableFuture<>();
+            List<Future<Integer>> pending = new java.util.concurrent.CopyOnWriteArrayList<>();
+            f.read(ByteBuffer.allocateDirect(10), 0, null, new CompletionHandler<Integer, Object>() {
+                @Override
+                public void completed(Integer n, Object a) {
+                    try {
+                        Future<Integer> never = ch.read(ByteBuffer.allocate(1), 0); // a FIFO nobody writes
+                        pending.add(never);
+                        never.get();
+                        onLoop.complete(null);
+                    } catch (Throwable e) {
+                        onLoop.complete(e);
+                    }
+                }
+
+                @Override
+                public void failed(Throwable e, Object a) {
+                    onLoop.completeExceptionally(e);
+                }
+            });
+            Throwable e = await(onLoop);
+            assertInstanceOf(IllegalStateException.class, e, "the wait on the loop");
+            assertTrue(e.getMessage().contains("event loop"), e.getMessage());
+            ch.close();
+            ExecutionException closed = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
+                    () -> pending.get(0).get());
+            assertInstanceOf(AsynchronousCloseException.class, closed.getCause());
+        }
     }
 }
