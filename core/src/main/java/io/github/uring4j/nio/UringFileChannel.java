@@ -1173,8 +1173,14 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
             position = position0();
         }
         FileHandle h = handle();
-        Waiter w = new Waiter();
         IoBackend backend = h.backend();
+        if (backend.mustNotBlock(Thread.currentThread())) {
+            // code in an AsyncFile handler or a future's continuation, on a loop of the executor this channel uses
+            throw new IllegalStateException("a blocking " + (kind == Request.READ ? "read" : "write") + " of " + path
+                    + " (a pipe, FIFO or device) on the event loop thread " + Thread.currentThread().getName()
+                    + " would stop the loop that completes it: make it on another thread");
+        }
+        Waiter w = new Waiter();
         Request r = backend.acquire();
         r.kind = kind;
         r.handle = h;

@@ -53,4 +53,44 @@ class UringFileChannelTest extends FileChannelContract {
             assertEquals(10, ours.size());
         }
     }
+
+    /**
+     * A blocking read of a FIFO through the drop-in, made by code on an event loop of the executor the channel uses
+     * (an {@code AsyncFile} handler of the shared default executor): {@code IllegalStateException} at once, as a
+     * {@code join()} there fails, instead of a loop waiting for itself for ever (the read goes to the ring, which that
+     * loop serves). The channel stays usable from other threads.
+     */
+    @Test
+    void aBlockingReadOfAFifoOnAnEventLoopFailsAtOnce() throws Exception {
+        Path fifo = Conform.fifo(dir, "loopFifo");
+        Path p = dir.resolve("f");
+        java.nio.file.Files.write(p, pattern(100, 3));
+        try (FileChannel ch = open(fifo, READ, WRITE);
+                io.github.uring4j.file.AsyncFile f = io.github.uring4j.file.AsyncFile.open(p, READ).join()) {
+            java.util.concurrent.CompletableFuture<Throwable> onLoop = new java.util.concurrent.CompletableFuture<>();
+            f.read(java.nio.ByteBuffer.allocateDirect(10), 0, null,
+                    new java.nio.channels.CompletionHandler<Integer, Object>() {
+                        @Override
+                        public void completed(Integer n, Object a) {
+                            try {
+                                ch.read(java.nio.ByteBuffer.allocate(1));
+                                onLoop.complete(null);
+                            } catch (Throwable e) {
+                                onLoop.complete(e);
+                            }
+                        }
+
+                        @Override
+                        public void failed(Throwable e, Object a) {
+                            onLoop.completeExceptionally(e);
+                        }
+                    });
+            Throwable e = Conform.await(onLoop);
+            assertTrue(e instanceof IllegalStateException && e.getMessage().contains("event loop"), String.valueOf(e));
+            assertEquals(1, ch.write(java.nio.ByteBuffer.wrap(new byte[] {42})));
+            java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(1);
+            assertEquals(1, ch.read(b));
+            assertEquals(42, b.get(0));
+        }
+    }
 }
