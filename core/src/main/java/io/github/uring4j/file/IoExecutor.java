@@ -558,7 +558,15 @@ public final class IoExecutor implements AutoCloseable {
             return this;
         }
 
-        /** Makes the loop (or worker) threads; default: daemon threads named after the executor. */
+        /**
+         * Makes the loop (or worker) threads; default: daemon threads named after the executor. Each call must return
+         * a new, unstarted thread that runs the {@code Runnable} it is given (a virtual thread factory will do: each
+         * loop then holds a carrier while it waits in the kernel). {@link #build()} fails with
+         * {@link IllegalStateException} saying so when one returns null, a started thread or one it returned
+         * before, and when a thread has not run what it was given 10 s after its start; what the factory throws,
+         * {@code build()} throws. Where the threads backend cannot get another worker later, the workers it has take
+         * the calls in turn.
+         */
         public Builder threadFactory(ThreadFactory threadFactory) {
             this.threadFactory = Objects.requireNonNull(threadFactory);
             return this;

@@ -24,6 +24,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The fallback backend: the same requests as blocking system calls ({@code pread}, {@code pwrite},
@@ -74,9 +75,36 @@ public final class ThreadsBackend implements IoBackend {
                     workers.remove(Thread.currentThread());
                 }
             });
+            if (t == null || t.getState() != Thread.State.NEW) {
+                throw new IllegalStateException("uring4j: the executor's thread factory returned "
+                        + (t == null ? "null" : "a thread that was already started (" + t + ")")
+                        + " for a worker of " + config.name + ": it must return a new thread that runs the Runnable"
+                        + " it is given");
+            }
             return t;
         });
+        // One worker now: a thread factory that cannot make one fails the executor's build, not its first call.
+        try {
+            pool.startOne();
+        } catch (RuntimeException | Error e) {
+            pool.shutdown();
+            throw e;
+        }
+        long deadline = System.nanoTime() + START_WAIT_NANOS;
+        while (workers.isEmpty()) {
+            if (System.nanoTime() - deadline > 0) {
+                pool.shutdown();
+                throw new IllegalStateException("uring4j: the worker thread of " + config.name + ", made by the"
+                        + " executor's thread factory, did not run within "
+                        + TimeUnit.NANOSECONDS.toSeconds(START_WAIT_NANOS) + " s: a thread factory must return a"
+                        + " new thread that runs the Runnable it is given");
+            }
+            LockSupport.parkNanos(1_000_000);
+        }
     }
+
+    /** How long the build waits for the first worker to run (a thread starts in milliseconds). */
+    private static final long START_WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     @Override
     public String name() {
@@ -158,6 +186,10 @@ public final class ThreadsBackend implements IoBackend {
             pool.execute(t);
         } catch (RejectedExecutionException e) {
             end(t, 0, new AsynchronousCloseException());
+        } catch (RuntimeException | Error e) {
+            // no worker for it: the thread factory failed, or no native thread could be made (a thread limit)
+            end(t, 0, new IOException("uring4j: no worker thread of " + config.name + " could take "
+                    + t.request.name() + ": " + e, e));
         }
     }
 

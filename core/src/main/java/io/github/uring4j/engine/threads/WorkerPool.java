@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class WorkerPool {
     private final ThreadPoolExecutor pool;
+    private final GrowFirst queue;
     /** Tasks handed in and not yet finished: more than there are workers means every worker is taken. */
     private final AtomicInteger pending = new AtomicInteger();
 
@@ -57,6 +58,7 @@ final class WorkerPool {
 
     WorkerPool(int core, int max, ThreadFactory factory) {
         GrowFirst queue = new GrowFirst();
+        this.queue = queue;
         this.pool = new ThreadPoolExecutor(core, Math.max(core, max), 30, TimeUnit.SECONDS, queue, factory,
                 (r, p) -> {
                     if (p.isShutdown() || !queue.force(r)) {
@@ -65,12 +67,26 @@ final class WorkerPool {
                 });
     }
 
+    /** Starts a worker now (the thread factory's failure is thrown here). */
+    void startOne() {
+        pool.prestartCoreThread();
+    }
+
     /** @throws RejectedExecutionException once shut down */
     void execute(Runnable r) {
         pending.incrementAndGet();
+        Counted task = new Counted(r);
         try {
-            pool.execute(new Counted(r));
+            pool.execute(task);
         } catch (RejectedExecutionException e) {
+            pending.decrementAndGet();
+            throw e;
+        } catch (RuntimeException | Error e) {
+            // No new worker (the thread factory failed, or a thread limit was met): the workers there are take it
+            // in turn; with none, the caller is told.
+            if (pool.getPoolSize() > 0 && !pool.isShutdown() && queue.force(task)) {
+                return;
+            }
             pending.decrementAndGet();
             throw e;
         }

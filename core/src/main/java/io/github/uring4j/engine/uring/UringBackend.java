@@ -36,6 +36,12 @@ public final class UringBackend implements IoBackend {
     private volatile boolean open = true;
     private volatile ExecutorService blocking;
 
+    /**
+     * How long the builder waits for a loop's thread to run it (a loop's start takes milliseconds): a thread factory
+     * may return a thread that never does.
+     */
+    private static final long START_WAIT_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+
     /** Starts the loops and waits until each has its ring, or throws the first setup failure. */
     public UringBackend(EngineConfig config, BouncePool bounces) throws UringException {
         this.config = config;
@@ -44,25 +50,44 @@ public final class UringBackend implements IoBackend {
         ThreadFactory factory = config.threadFactory;
         for (int i = 0; i < loops.length; i++) {
             EventLoop l = new EventLoop(this, i, config.name + "-" + i, config);
-            Thread t = factory.newThread(l);
-            l.thread = t;
-            requests.addCache(t);
+            l.thread = loopThread(factory, l, i);
+            requests.addCache(l.thread);
             loops[i] = l;
         }
+        Throwable failure = null;
+        int started = 0;
         for (EventLoop l : loops) {
-            l.thread.start();
+            try {
+                l.thread.start();
+                started++;
+            } catch (Throwable e) { // no native thread to be had (a process or container thread limit), say
+                failure = new IllegalStateException("uring4j: the thread of event loop " + l.name
+                        + " could not be started: " + e, e);
+                break;
+            }
         }
         // Starting takes a moment and always ends: a caller with its interrupt flag set (a drop-in channel opened by
         // an interrupted thread) still gets its executor, and keeps its flag.
-        Throwable failure = null;
         boolean interrupted = false;
-        for (EventLoop l : loops) {
+        boolean[] running = new boolean[loops.length];
+        long deadline = System.nanoTime() + START_WAIT_NANOS;
+        for (int i = 0; i < started; i++) {
+            EventLoop l = loops[i];
             while (true) {
                 try {
-                    l.started.get();
+                    l.started.get(Math.max(0, deadline - System.nanoTime()), java.util.concurrent.TimeUnit.NANOSECONDS);
+                    running[i] = true;
                 } catch (ExecutionException e) {
+                    running[i] = true; // it failed and ended
                     if (failure == null) {
                         failure = e.getCause();
+                    }
+                } catch (java.util.concurrent.TimeoutException e) {
+                    if (failure == null) {
+                        failure = new IllegalStateException("uring4j: the thread of event loop " + l.name + " ("
+                                + l.thread + "), made by the executor's thread factory, did not run the loop within "
+                                + java.util.concurrent.TimeUnit.NANOSECONDS.toSeconds(START_WAIT_NANOS) + " s: a"
+                                + " thread factory must return a new thread that runs the Runnable it is given");
                     }
                 } catch (InterruptedException e) {
                     interrupted = true;
@@ -77,10 +102,12 @@ public final class UringBackend implements IoBackend {
         if (failure != null) {
             open = false;
             for (EventLoop l : loops) {
-                l.beginShutdown();
+                l.beginShutdown(); // a loop whose thread runs it later finds it closing, and ends at once
             }
-            for (EventLoop l : loops) {
-                l.terminated.join();
+            for (int i = 0; i < loops.length; i++) {
+                if (running[i]) {
+                    loops[i].terminated.join();
+                }
             }
             if (failure instanceof UringException u) {
                 throw u;
@@ -93,6 +120,24 @@ public final class UringBackend implements IoBackend {
             }
             throw new CompletionException(failure);
         }
+    }
+
+    /** The thread of loop {@code i} from {@code factory}, which must give a new one of its own for each loop. */
+    private Thread loopThread(ThreadFactory factory, EventLoop l, int i) {
+        Thread t = factory.newThread(l);
+        String problem = t == null ? "returned null"
+                : t.getState() != Thread.State.NEW ? "returned a thread that was already started (" + t + ")"
+                : null;
+        for (int k = 0; problem == null && k < i; k++) {
+            if (loops[k].thread == t) {
+                problem = "returned the thread of event loop " + loops[k].name + " again";
+            }
+        }
+        if (problem != null) {
+            throw new IllegalStateException("uring4j: the executor's thread factory " + problem + " for event loop "
+                    + l.name + ": it must return a new thread that runs the Runnable it is given");
+        }
+        return t;
     }
 
     @Override

@@ -1,0 +1,115 @@
+package io.github.uring4j.file;
+
+import static io.github.uring4j.file.TestFiles.get;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Thread factories ({@code IoExecutor.Builder.threadFactory}) that break the contract: {@code build()} fails at once
+ * (or, for a thread that never runs what it is given, after 10 s) with a message that says what the factory did,
+ * instead of a {@code NullPointerException}, a hang, or loops and rings left running; a factory that stops giving
+ * threads after the first leaves the threads backend working on that one. Loops on virtual threads work.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class ThreadFactoryTest {
+    @TempDir
+    Path dir;
+
+    private IoExecutor build(Backend backend, int loops, ThreadFactory f) throws Exception {
+        return IoExecutor.builder().backend(backend).loops(loops).threadFactory(f).build();
+    }
+
+    /** Descriptors of io_uring instances this process has open. */
+    private static long rings() throws Exception {
+        return TestFiles.fdTargets().stream().filter(t -> t.contains("io_uring")).count();
+    }
+
+    private void assertRefused(Backend backend, int loops, ThreadFactory f, String says) throws Exception {
+        long before = rings();
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> build(backend, loops, f));
+        assertTrue(e.getMessage().contains(says), e.getMessage());
+        assertEquals(before, rings(), "no ring left open");
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Backend.class, names = {"IO_URING", "THREADS"})
+    void factoriesThatBreakTheContractFailTheBuildAndSaySo(Backend backend) throws Exception {
+        assertRefused(backend, 2, r -> null, "returned null");
+        assertRefused(backend, 2, r -> {
+            Thread t = new Thread(() -> { });
+            t.start();
+            return t;
+        }, "already started");
+        assertRefused(backend, 2, r -> {
+            throw new IllegalStateException("no threads today");
+        }, "no threads today");
+        // a thread that runs something else: the build waits 10 s for it, then gives up
+        assertRefused(backend, 1, r -> new Thread(() -> { }), "did not run");
+    }
+
+    @Test
+    void theSameThreadForTwoLoopsIsRefused() throws Exception {
+        Thread[] one = new Thread[1];
+        assertRefused(Backend.IO_URING, 2, r -> one[0] == null ? (one[0] = new Thread(r)) : one[0], "again");
+    }
+
+    @Test
+    void aFactoryThatFailsAfterTheFirstThreadLeavesTheThreadsBackendWorkingOnIt() throws Exception {
+        Path p = dir.resolve("f");
+        Files.write(p, TestFiles.pattern(8192, 5));
+        AtomicInteger made = new AtomicInteger();
+        try (IoExecutor io = build(Backend.THREADS, 1, r -> {
+            if (made.incrementAndGet() > 1) {
+                throw new IllegalStateException("one thread only");
+            }
+            return new Thread(r);
+        })) {
+            for (int i = 0; i < 20; i++) {
+                try (AsyncFile f = get(AsyncFile.open(io, p, StandardOpenOption.READ))) {
+                    ByteBuffer b = ByteBuffer.allocateDirect(100);
+                    assertEquals(100, get(f.read(b, 100L * i)));
+                    for (int k = 0; k < 100; k++) {
+                        assertEquals(TestFiles.pattern(8192, 5)[100 * i + k], b.get(k));
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void loopsOnVirtualThreadsWork() throws Exception {
+        Path p = dir.resolve("v");
+        Files.write(p, TestFiles.pattern(4096, 9));
+        long before = rings();
+        try (IoExecutor io = build(Backend.IO_URING, 2, Thread.ofVirtual().factory())) {
+            List<Thread> loops = List.of(io.backend instanceof io.github.uring4j.engine.uring.UringBackend u
+                    ? u.threads() : new Thread[0]);
+            assertEquals(2, loops.size());
+            assertTrue(loops.stream().allMatch(Thread::isVirtual));
+            try (AsyncFile f = get(AsyncFile.open(io, p, StandardOpenOption.READ))) {
+                ByteBuffer b = ByteBuffer.allocateDirect(4096);
+                assertEquals(4096, get(f.readFully(b, 0)));
+                b.flip();
+                byte[] got = new byte[4096];
+                b.get(got);
+                assertEquals(java.util.Arrays.toString(TestFiles.pattern(4096, 9)), java.util.Arrays.toString(got));
+            }
+        }
+        assertEquals(before, rings(), "the loops' rings closed");
+    }
+}
