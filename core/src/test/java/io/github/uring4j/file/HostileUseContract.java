@@ -832,4 +832,52 @@ abstract class HostileUseContract {
             }
         };
     }
+
+    /**
+     * A handler that leaves its thread interrupted (restoring a flag it caught, say) does not hand the interrupt to
+     * the handlers that run on that thread after it: their interruptible calls (a {@code FileChannel} read, which an
+     * interrupt closes) work, and they see no interrupt. (On io_uring the next handlers run on the same loop.)
+     */
+    @Test
+    void anInterruptLeftByAHandlerDoesNotReachLaterHandlers() throws Exception {
+        Path p = file("interrupting", pattern(8192, 3));
+        try (AsyncFile f = get(AsyncFile.open(io, p, StandardOpenOption.READ))) {
+            CompletableFuture<Void> first = new CompletableFuture<>();
+            f.read(ByteBuffer.allocateDirect(10), 0, null, new java.nio.channels.CompletionHandler<Integer, Object>() {
+                @Override
+                public void completed(Integer n, Object a) {
+                    Thread.currentThread().interrupt();
+                    first.complete(null);
+                }
+
+                @Override
+                public void failed(Throwable e, Object a) {
+                    first.completeExceptionally(e);
+                }
+            });
+            get(first);
+            for (int i = 0; i < 3; i++) {
+                CompletableFuture<String> later = new CompletableFuture<>();
+                f.read(ByteBuffer.allocateDirect(10), 10, null,
+                        new java.nio.channels.CompletionHandler<Integer, Object>() {
+                            @Override
+                            public void completed(Integer n, Object a) {
+                                boolean interrupted = Thread.currentThread().isInterrupted();
+                                try (FileChannel ch = FileChannel.open(p)) {
+                                    ByteBuffer b = ByteBuffer.allocate(100);
+                                    later.complete(interrupted + " " + ch.read(b, 0));
+                                } catch (Throwable e) {
+                                    later.complete(interrupted + " " + e);
+                                }
+                            }
+
+                            @Override
+                            public void failed(Throwable e, Object a) {
+                                later.completeExceptionally(e);
+                            }
+                        });
+                assertEquals("false 100", get(later), "a later handler: interrupted?, and its channel read");
+            }
+        }
+    }
 }

@@ -80,6 +80,11 @@ final class Completions implements CqeHandler {
             if (s.request != null) {
                 end(s, e);
             }
+        } finally {
+            // An interrupt means nothing to a loop. One a handler left (restoring a flag it caught) would reach
+            // every later handler on this thread, whose interruptible calls (a FileChannel's) it would fail; a
+            // worker of a ThreadPoolExecutor is likewise cleared before each task.
+            Thread.interrupted();
         }
     }
 

@@ -229,6 +229,7 @@ final class EventLoop implements Runnable {
         long spinNanos = config.spinNanos;
         while (true) {
             boolean progress = false;
+            Thread.interrupted(); // left by user code run outside a completion (see Completions.finishSafely)
             if (closing) {
                 startShutdown();
             }
