@@ -22,6 +22,8 @@ public final class EngineConfig {
     public int entries = 256;
     /** {@code IORING_SETUP_*} flags. */
     public int setupFlags;
+    /** A loop kept from its work this long is named in a warning ({@code LoopWatchdog}); 0: never. */
+    public long blockedWarnNanos = java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
     /** How long an idle loop spins before it sleeps. */
     public long spinNanos = 20_000;
     /** Requests of one file one loop (or the thread pool) keeps in flight; more wait in order. */

@@ -110,6 +110,7 @@ public final class IoExecutor implements AutoCloseable {
         c.entries = b.entries;
         c.setupFlags = b.setupFlags;
         c.spinNanos = b.spinMicros * 1000L;
+        c.blockedWarnNanos = b.blockedWarnNanos;
         c.inFlightLimit = b.inFlightLimit;
         c.registeredFiles = b.registeredFiles;
         c.inlineWriteMax = b.inlineWriteMax;
@@ -319,6 +320,7 @@ public final class IoExecutor implements AutoCloseable {
         private int entries = 256;
         private int setupFlags;
         private long spinMicros = 20;
+        private long blockedWarnNanos = java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
         private long waitSpinNanos = Waits.DEFAULT_NANOS;
         private boolean callerReads = true;
         private int inFlightLimit = 256;
@@ -367,6 +369,24 @@ public final class IoExecutor implements AutoCloseable {
                         + " leave the flag out");
             }
             this.setupFlags = setupFlags;
+            return this;
+        }
+
+        /**
+         * How long a loop may be kept from its work before uring4j logs a warning that names it and shows where its
+         * thread is (default 10 s; {@link java.time.Duration#ZERO}: never): a {@code CompletionHandler} or a
+         * continuation that blocks on the loop stops every file of that loop, and without it the program would see
+         * only operations that never end. A loop asleep in the kernel, waiting for work, is not kept from it. The
+         * warning comes once per stall, and a second one when the loop runs again. io_uring backend only: the
+         * threads backend adds workers instead.
+         */
+        public Builder blockedLoopWarning(java.time.Duration after) {
+            Objects.requireNonNull(after, "after");
+            if (after.isNegative()) {
+                throw new IllegalArgumentException("negative blockedLoopWarning: " + after);
+            }
+            this.blockedWarnNanos = after.compareTo(java.time.Duration.ofDays(365)) > 0 ? Long.MAX_VALUE
+                    : after.toNanos();
             return this;
         }
 

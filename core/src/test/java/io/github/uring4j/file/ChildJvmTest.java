@@ -224,4 +224,45 @@ class ChildJvmTest {
 
     private static final String PROVIDER_PROPERTY =
             "-Djava.nio.file.spi.DefaultFileSystemProvider=io.github.uring4j.nio.UringFileSystemProvider";
+
+    /**
+     * A {@code CompletionHandler} that blocks its event loop while another read waits for the loop: the executor's
+     * {@code blockedLoopWarning} (300 ms here) names the loop once, with the handler's frame on its stack; the read
+     * completes when the handler returns, and a second warning says the loop runs again. An idle loop (asleep in the
+     * kernel) is never named; with the warning off, nothing is said. (The child's log goes to its output.)
+     */
+    @Test
+    void aLoopKeptFromItsWorkIsNamedInAWarningWithItsStack() throws Exception {
+        Process p = ChildJvm.start(List.of(), List.of(), "blocked", dir.toString());
+        List<String> lines = new ArrayList<>();
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+            String line;
+            boolean released = false;
+            while ((line = r.readLine()) != null) {
+                lines.add(line);
+                if (!released && line.contains("blockTheLoop") && lines.contains("BLOCKED")) {
+                    p.getOutputStream().write('\n'); // seen: the child lets its handler return
+                    p.getOutputStream().flush();
+                    released = true;
+                }
+            }
+        }
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "child still running: " + lines);
+        assertEquals(0, p.exitValue(), String.join("\n", lines));
+        String all = String.join("\n", lines);
+        int idle = lines.indexOf("IDLE-DONE");
+        int unwatched = lines.indexOf("UNWATCHED");
+        assertTrue(idle >= 0 && unwatched > idle && lines.contains("END"), all);
+        List<String> before = lines.subList(0, idle);
+        assertTrue(before.stream().noneMatch(l -> l.contains("has not turned")), "an idle loop was named: " + all);
+        long stalls = lines.stream().filter(l -> l.contains("event loop watched-0") && l.contains("has not turned"))
+                .count();
+        assertEquals(1, stalls, all);
+        assertTrue(lines.contains("WAITING-DONE-BEFORE-RELEASE false"), all);
+        assertTrue(lines.contains("READ 10"), all);
+        assertTrue(lines.subList(lines.indexOf("READ 10"), unwatched).stream()
+                .anyMatch(l -> l.contains("event loop watched-0 runs again")), all);
+        assertTrue(lines.subList(unwatched, lines.size()).stream().noneMatch(l -> l.contains("has not turned")),
+                "a loop with the warning off was named: " + all);
+    }
 }

@@ -21,6 +21,7 @@ public final class ChildMain {
             case "seccomp" -> seccomp(Path.of(args[1]));
             case "denied" -> nativeAccessDenied(Path.of(args[1]));
             case "provider" -> provider(Path.of(args[1]), args.length > 2 && args[2].equals("files"));
+            case "blocked" -> blocked(Path.of(args[1]));
             default -> throw new IllegalArgumentException(args[0]);
         }
     }
@@ -40,6 +41,75 @@ public final class ChildMain {
             byte[] back = java.nio.file.Files.readAllBytes(p);
             System.out.println("FILES " + (java.util.Arrays.equals(back, data) ? "OK" : "BAD"));
             System.out.println("DROPIN-STATS " + io.github.uring4j.nio.UringFiles.statistics());
+        }
+    }
+
+    /**
+     * A loop kept from its work: an idle executor with a 300 ms {@code blockedLoopWarning} for 1.5 s, then a handler
+     * that blocks its loop (in {@link #blockTheLoop}) until the parent has seen the warning in this JVM's output
+     * (a line on stdin), while another read waits for that loop; then an executor with the warning off whose handler
+     * sleeps 1.5 s. Prints markers between.
+     */
+    static void blocked(Path dir) throws Exception {
+        Path p = dir.resolve("blocked");
+        java.nio.file.Files.write(p, new byte[8192]);
+        try (IoExecutor io = IoExecutor.builder().loops(1).name("watched").callerReads(false)
+                .blockedLoopWarning(java.time.Duration.ofMillis(300)).build();
+                AsyncFile f = AsyncFile.open(io, p, StandardOpenOption.READ).join()) {
+            Thread.sleep(1500);
+            System.out.println("IDLE-DONE");
+            java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+            f.read(ByteBuffer.allocateDirect(10), 0, null, new java.nio.channels.CompletionHandler<Integer, Object>() {
+                @Override
+                public void completed(Integer n, Object a) {
+                    blockTheLoop(release);
+                }
+
+                @Override
+                public void failed(Throwable e, Object a) {
+                    release.countDown();
+                }
+            });
+            java.util.concurrent.CompletableFuture<Integer> waiting = f.read(ByteBuffer.allocateDirect(10), 100);
+            System.out.println("BLOCKED");
+            System.out.flush();
+            new java.io.BufferedReader(new java.io.InputStreamReader(System.in)).readLine(); // the parent saw it
+            System.out.println("WAITING-DONE-BEFORE-RELEASE " + waiting.isDone());
+            release.countDown();
+            System.out.println("READ " + waiting.get(30, java.util.concurrent.TimeUnit.SECONDS));
+            Thread.sleep(1000); // the watchdog sees the loop run again
+        }
+        System.out.println("UNWATCHED");
+        try (IoExecutor io = IoExecutor.builder().loops(1).name("unwatched")
+                .blockedLoopWarning(java.time.Duration.ZERO).build();
+                AsyncFile f = AsyncFile.open(io, p, StandardOpenOption.READ).join()) {
+            java.util.concurrent.CompletableFuture<Void> done = new java.util.concurrent.CompletableFuture<>();
+            f.read(ByteBuffer.allocateDirect(10), 0, null, new java.nio.channels.CompletionHandler<Integer, Object>() {
+                @Override
+                public void completed(Integer n, Object a) {
+                    try {
+                        Thread.sleep(1500);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    done.complete(null);
+                }
+
+                @Override
+                public void failed(Throwable e, Object a) {
+                    done.completeExceptionally(e);
+                }
+            });
+            done.get(30, java.util.concurrent.TimeUnit.SECONDS);
+        }
+        System.out.println("END");
+    }
+
+    static void blockTheLoop(java.util.concurrent.CountDownLatch release) {
+        try {
+            release.await(60, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

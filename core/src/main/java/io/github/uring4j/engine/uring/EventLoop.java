@@ -55,6 +55,21 @@ final class EventLoop implements Runnable {
     /** What the loop counts, for any thread to read. */
     final LoopStats stats = new LoopStats();
     Thread thread;
+    /** Turns of the loop, and whether it sleeps in the kernel now: for {@link LoopWatchdog} (opaque access). */
+    private long turns;
+    private boolean asleep;
+    private static final java.lang.invoke.VarHandle TURNS;
+    private static final java.lang.invoke.VarHandle ASLEEP;
+
+    static {
+        try {
+            java.lang.invoke.MethodHandles.Lookup l = java.lang.invoke.MethodHandles.lookup();
+            TURNS = l.findVarHandle(EventLoop.class, "turns", long.class);
+            ASLEEP = l.findVarHandle(EventLoop.class, "asleep", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     // ------------------------------------------------------------------------------------------ loop thread
     IoUring ring;
@@ -133,6 +148,16 @@ final class EventLoop implements Runnable {
         if (w != null) {
             w.wake();
         }
+    }
+
+    /** Turns the loop has made (any thread; {@link LoopWatchdog}). */
+    long turns() {
+        return (long) TURNS.getOpaque(this);
+    }
+
+    /** Whether the loop sleeps in the kernel, waiting for work (any thread; {@link LoopWatchdog}). */
+    boolean asleepInKernel() {
+        return (boolean) ASLEEP.getOpaque(this);
     }
 
     boolean isDead() {
@@ -229,6 +254,7 @@ final class EventLoop implements Runnable {
         long spinNanos = config.spinNanos;
         while (true) {
             boolean progress = false;
+            TURNS.setOpaque(this, turns + 1);
             Thread.interrupted(); // left by user code run outside a completion (see Completions.finishSafely)
             if (closing) {
                 startShutdown();
@@ -274,11 +300,16 @@ final class EventLoop implements Runnable {
                 wakeup.awake();
                 continue;
             }
-            if (wakeup.isBroken()) {
-                ring.submit();
-                ring.waitCompletions(1, 1_000_000L);
-            } else {
-                ring.submitAndWait(1);
+            ASLEEP.setOpaque(this, true);
+            try {
+                if (wakeup.isBroken()) {
+                    ring.submit();
+                    ring.waitCompletions(1, 1_000_000L);
+                } else {
+                    ring.submitAndWait(1);
+                }
+            } finally {
+                ASLEEP.setOpaque(this, false);
             }
             wakeup.awake();
         }

@@ -120,6 +120,9 @@ public final class UringBackend implements IoBackend {
             }
             throw new CompletionException(failure);
         }
+        for (EventLoop l : loops) {
+            LoopWatchdog.watch(l, config.blockedWarnNanos);
+        }
     }
 
     /** The thread of loop {@code i} from {@code factory}, which must give a new one of its own for each loop. */
