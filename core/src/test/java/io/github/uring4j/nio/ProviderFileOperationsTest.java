@@ -326,4 +326,58 @@ class ProviderFileOperationsTest {
         assertThrows(java.nio.file.AccessDeniedException.class,
                 () -> provider.checkAccess(f, java.nio.file.AccessMode.WRITE));
     }
+
+    /**
+     * The JDK's own ZIP file system (jdk.zipfs), unchanged, over the provider's paths: a ZIP of 200 entries made,
+     * then updated in place and an entry deleted (zipfs writes a new file beside it and moves it over), then reopened:
+     * every entry reads back, {@code java.util.zip.ZipFile} (which reads the file itself) agrees, and uring4j's
+     * channels did the reading and writing.
+     */
+    @Test
+    void theJdksZipFileSystemWorksOverTheProvidersPaths() throws Exception {
+        Path zip = dir.resolve("t.zip");
+        assertOurs(zip);
+        long channelsBefore = UringFiles.statistics().uringChannels();
+        java.util.Random r = new java.util.Random(1);
+        Map<String, byte[]> want = new java.util.TreeMap<>();
+        try (FileSystem z = FileSystems.newFileSystem(zip, Map.of("create", "true"))) {
+            for (int i = 0; i < 200; i++) {
+                byte[] b = new byte[r.nextInt(100_000)];
+                r.nextBytes(b);
+                if (i % 3 == 0) {
+                    java.util.Arrays.fill(b, (byte) 'x'); // compressed well
+                }
+                String name = "/d" + (i % 7) + "/f" + i + ".bin";
+                Files.createDirectories(z.getPath(name).getParent());
+                Files.write(z.getPath(name), b);
+                want.put(name, b);
+            }
+        }
+        try (FileSystem z = FileSystems.newFileSystem(zip)) {
+            Files.write(z.getPath("/d0/f0.bin"), "changed".getBytes());
+            want.put("/d0/f0.bin", "changed".getBytes());
+            Files.delete(z.getPath("/d1/f1.bin"));
+            want.remove("/d1/f1.bin");
+        }
+        try (FileSystem z = FileSystems.newFileSystem(zip)) {
+            for (Map.Entry<String, byte[]> e : want.entrySet()) {
+                assertTrue(java.util.Arrays.equals(e.getValue(), Files.readAllBytes(z.getPath(e.getKey()))),
+                        e.getKey());
+            }
+            try (Stream<Path> all = Files.walk(z.getPath("/"))) {
+                assertEquals(want.size(), all.filter(Files::isRegularFile).count());
+            }
+        }
+        try (java.util.zip.ZipFile zf = new java.util.zip.ZipFile(tmp.resolve("t.zip").toFile())) {
+            for (Map.Entry<String, byte[]> e : want.entrySet()) {
+                java.util.zip.ZipEntry entry = zf.getEntry(e.getKey().substring(1));
+                assertNotNull(entry, e.getKey());
+                try (java.io.InputStream in = zf.getInputStream(entry)) {
+                    assertTrue(java.util.Arrays.equals(e.getValue(), in.readAllBytes()), e.getKey());
+                }
+            }
+        }
+        assertTrue(UringFiles.statistics().uringChannels() >= channelsBefore + 3,
+                "uring4j's channels opened the ZIP: " + UringFiles.statistics());
+    }
 }
