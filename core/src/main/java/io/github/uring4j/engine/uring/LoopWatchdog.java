@@ -111,10 +111,11 @@ final class LoopWatchdog {
                 where.append("\n\tat ").append(e);
             }
             Log.warn("event loop " + loop.name + " (" + t.getName() + ") has not turned for "
-                    + TimeUnit.NANOSECONDS.toMillis(now - w.sameSince) + " ms: every operation of its files waits"
-                    + " meanwhile. Code that blocks (a CompletionHandler or a continuation that waits for a lock, a"
-                    + " latch or I/O) must run elsewhere: a future executor (IoExecutor.Builder.futureExecutor), or a"
-                    + " thread of its own. The loop is here:" + where);
+                    + TimeUnit.NANOSECONDS.toMillis(now - w.sameSince) + " ms, and the operations of its files wait"
+                    + " for it. Where the stack below shows code of yours that waits (a CompletionHandler or a"
+                    + " continuation waiting for a lock, a latch, I/O), run that code elsewhere: on a future executor"
+                    + " (IoExecutor.Builder.futureExecutor) or a thread of its own. Where it shows a system call (a"
+                    + " sync the loop makes itself), the device is that slow. The loop is here:" + where);
         }
     }
 }
