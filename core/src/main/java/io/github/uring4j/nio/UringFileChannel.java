@@ -1174,12 +1174,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         }
         FileHandle h = handle();
         IoBackend backend = h.backend();
-        if (backend.mustNotBlock(Thread.currentThread())) {
-            // code in an AsyncFile handler or a future's continuation, on a loop of the executor this channel uses
-            throw new IllegalStateException("a blocking " + (kind == Request.READ ? "read" : "write") + " of " + path
-                    + " (a pipe, FIFO or device) on the event loop thread " + Thread.currentThread().getName()
-                    + " would stop the loop that completes it: make it on another thread");
-        }
+        checkNotOnItsLoop(backend, kind == Request.READ ? "read" : "write");
         Waiter w = new Waiter();
         Request r = backend.acquire();
         r.kind = kind;
@@ -1226,6 +1221,18 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
             if (interruptible) {
                 end(completed);
             }
+        }
+    }
+
+    /**
+     * Refuses a wait for the ring on one of the loops that serve it: code in an {@code AsyncFile} handler or a
+     * future's continuation, on a loop of the executor this channel uses, would wait for itself for ever.
+     */
+    private void checkNotOnItsLoop(IoBackend backend, String what) {
+        if (backend.mustNotBlock(Thread.currentThread())) {
+            throw new IllegalStateException("a blocking " + what + " of " + path + " through the ring on the event"
+                    + " loop thread " + Thread.currentThread().getName() + " would stop the loop that completes it:"
+                    + " make it on another thread");
         }
     }
 
@@ -1411,8 +1418,9 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
 
     private void ringSync(boolean metaData) throws IOException {
         FileHandle h = handle();
-        Waiter w = new Waiter();
         IoBackend backend = h.backend();
+        checkNotOnItsLoop(backend, "force");
+        Waiter w = new Waiter();
         Request r = backend.acquire();
         r.kind = Request.FSYNC;
         r.handle = h;
