@@ -36,12 +36,11 @@ import java.util.concurrent.locks.LockSupport;
  * thread waits for the device. Completion handlers run on the executor named at open (as the JDK's do), or on a
  * shared pool of daemon threads; never on the event loop, so a handler may block (an executor that runs a task on
  * the thread that gives it, a direct executor or a pool's {@code CallerRunsPolicy}, would run it on the loop: the
- * shared pool runs it then). Once the executor named at open
- * is shut down, reads, writes and locks are refused as the JDK's channel refuses them
- * ({@code RejectedExecutionException}; {@code ShutdownChannelGroupException} for a handler whose result is known at
- * once); an operation started before still ends, its handler on the shared pool if that executor refuses it.
- * {@code size}, {@code truncate} and {@code force} are system calls of the calling thread; the locks are the JDK's
- * own.
+ * shared pool runs it then). Once the executor named at open is shut down, reads, writes and locks are refused as
+ * the JDK's channel refuses them ({@code RejectedExecutionException}; {@code ShutdownChannelGroupException} for a
+ * handler whose result is known at once); an operation started before still ends, its handler on the shared pool
+ * if that executor refuses it. {@code size}, {@code truncate} and {@code force} are system calls of the calling
+ * thread; the locks are the JDK's own.
  */
 public final class UringAsynchronousFileChannel extends AsynchronousFileChannel {
     private static final AtomicInteger POOL_THREADS = new AtomicInteger();
