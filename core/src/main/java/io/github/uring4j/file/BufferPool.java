@@ -256,7 +256,7 @@ public final class BufferPool implements AutoCloseable {
 
         /** Registers the buffers with {@code executor}'s rings for {@code READ_FIXED}/{@code WRITE_FIXED}. */
         public Builder register(IoExecutor executor) {
-            this.register = Objects.requireNonNull(executor);
+            this.register = Objects.requireNonNull(executor, "executor");
             return this;
         }
 

@@ -588,25 +588,25 @@ public final class IoExecutor implements AutoCloseable {
          * the calls in turn.
          */
         public Builder threadFactory(ThreadFactory threadFactory) {
-            this.threadFactory = Objects.requireNonNull(threadFactory);
+            this.threadFactory = Objects.requireNonNull(threadFactory, "threadFactory");
             return this;
         }
 
         public Builder backend(Backend backend) {
-            this.backend = Objects.requireNonNull(backend);
+            this.backend = Objects.requireNonNull(backend, "backend");
             this.backendFromProperty = false;
             return this;
         }
 
         /** Thread-name prefix. */
         public Builder name(String name) {
-            this.name = Objects.requireNonNull(name);
+            this.name = Objects.requireNonNull(name, "name");
             return this;
         }
 
         /** Test seam: the system-call layer (internal type). */
         Builder syscalls(Syscalls syscalls) {
-            this.syscalls = Objects.requireNonNull(syscalls);
+            this.syscalls = Objects.requireNonNull(syscalls, "syscalls");
             return this;
         }
 
