@@ -96,7 +96,7 @@ import java.util.concurrent.CompletionException;
 public final class AsyncFile implements AutoCloseable {
     private static final int SYNC_RANGE_FLAGS =
             Uapi.SYNC_FILE_RANGE_WAIT_BEFORE | Uapi.SYNC_FILE_RANGE_WRITE | Uapi.SYNC_FILE_RANGE_WAIT_AFTER;
-    private static final Cleaner CLEANER = Cleaners.CLEANER;
+    private static final Cleaner CLEANER = io.github.uring4j.engine.Cleaners.CLEANER;
 
     final IoExecutor executor;
     final FileHandle handle;

@@ -40,7 +40,7 @@ public final class BufferPool implements AutoCloseable {
     private boolean closed;
     private final Cleaner.Cleanable cleanable;
 
-    private static final Cleaner CLEANER = Cleaners.CLEANER;
+    private static final Cleaner CLEANER = io.github.uring4j.engine.Cleaners.CLEANER;
 
     /** Unregisters and closes the region, once: by {@link #close()} or when the pool became unreachable. */
     private record Closing(PinnedRegion region, IoBackend registeredWith) implements Runnable {

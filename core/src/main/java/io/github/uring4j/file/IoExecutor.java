@@ -131,7 +131,7 @@ public final class IoExecutor implements AutoCloseable {
         this.cleanable = CLEANER.register(this, life);
     }
 
-    private static final Cleaner CLEANER = Cleaners.CLEANER;
+    private static final Cleaner CLEANER = io.github.uring4j.engine.Cleaners.CLEANER;
 
     /**
      * Closes the executor, once: by {@link #close()}, or when it became unreachable without it (nothing can start

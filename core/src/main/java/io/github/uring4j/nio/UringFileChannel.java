@@ -87,11 +87,7 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class UringFileChannel extends FileChannel implements Builtin.Uninterruptible {
     private static final int CLOSED = 1 << 30;
     private static final Charset JNU = jnuCharset();
-    private static final Cleaner CLEANER = Cleaner.create(r -> {
-        Thread t = new Thread(r, "uring4j-channel-cleaner");
-        t.setDaemon(true);
-        return t;
-    });
+    private static final Cleaner CLEANER = io.github.uring4j.engine.Cleaners.CLEANER;
     /** Heap transfers move at most this much per system call (the staging memory kept per context). */
     private static final int STAGE = Call.SCRATCH_KEPT;
     private static final int UNKNOWN = 0;
