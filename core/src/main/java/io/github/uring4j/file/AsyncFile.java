@@ -72,26 +72,26 @@ import java.util.concurrent.CompletionException;
  * otherwise {@link FileIOException} with the errno name, the operation, the path and the offset.
  *
  * <h2>Cancellation and timeouts</h2>
- * {@code future.cancel(true)} completes the future with a {@link java.util.concurrent.CancellationException} and
- * sends {@code IORING_OP_ASYNC_CANCEL}; the buffer stays referenced (and a pooled copy buffer unused) until the
- * kernel's completion arrives, but a direct buffer's contents are undefined after a cancelled read. Reads and
- * writes made through a {@linkplain #withTimeout timed view} attach an {@code IORING_OP_LINK_TIMEOUT} and fail with
- * {@link java.nio.channels.InterruptedByTimeoutException} (a duration too long to count in nanoseconds waits for
- * about 292 years). The time runs from when the loop takes the operation in: an operation that waits for its turn
- * (behind its file's {@linkplain IoExecutor.Builder#inFlightLimit in-flight limit}) times out there as well, and
- * the chunks of a {@code readFully}/{@code writeFully} share one timeout. The threads backend cannot interrupt a
- * blocking call: it reports the timeout on time and lets the call finish on its worker, keeping the buffer until
- * then (a timed-out read may still have filled it, a timed-out write may still have written). {@link Duration#ZERO} (counted as one nanosecond) lets only an operation
- * that ends at once succeed: on io_uring one the kernel completes without waiting (a read from the page cache), on
- * the threads backend, whose timer runs beside its workers, practically none.
+ * {@code future.cancel(true)} completes the future with a {@link java.util.concurrent.CancellationException} and sends
+ * {@code IORING_OP_ASYNC_CANCEL}; the buffer stays referenced (and a pooled copy buffer unused) until the kernel's
+ * completion arrives, but a direct buffer's contents are undefined after a cancelled read. Reads and writes made
+ * through a {@linkplain #withTimeout timed view} attach an {@code IORING_OP_LINK_TIMEOUT} and fail with {@link
+ * java.nio.channels.InterruptedByTimeoutException} (a duration too long to count in nanoseconds waits for about 292
+ * years). The time runs from when the loop takes the operation in: an operation that waits for its turn (behind its
+ * file's {@linkplain IoExecutor.Builder#inFlightLimit in-flight limit}) times out there as well, and the chunks of a
+ * {@code readFully}/{@code writeFully} share one timeout. The threads backend cannot interrupt a blocking call: it
+ * reports the timeout on time and lets the call finish on its worker, keeping the buffer until then (a timed-out read
+ * may still have filled it, a timed-out write may still have written). {@link Duration#ZERO} (counted as one
+ * nanosecond) lets only an operation that ends at once succeed: on io_uring one the kernel completes without waiting (a
+ * read from the page cache), on the threads backend, whose timer runs beside its workers, practically none.
  *
  * <h2>Closing</h2>
  * {@link #close()} cancels what is in flight on the file and closes it; it never waits for a free slot or for
- * operations that cannot complete. An operation started on a closed file fails with {@link ClosedChannelException}:
- * its future is failed at once, its {@link CompletionHandler} told at once on the calling thread (what the handler
- * throws is logged, as on a loop, not thrown to the caller); a handler that issues an operation again from there, 16
- * levels deep, is told on another thread instead, so such retries never overflow the stack. A file dropped without {@code close()} is closed once it
- * becomes unreachable, as the JDK's channels are; operations in flight keep it reachable.
+ * operations that cannot complete. An operation started on a closed file fails with {@link ClosedChannelException}: its
+ * future is failed at once, its {@link CompletionHandler} told at once on the calling thread (what the handler throws
+ * is logged, as on a loop, not thrown to the caller); a handler that issues an operation again from there, 16 levels
+ * deep, is told on another thread instead, so such retries never overflow the stack. A file dropped without {@code
+ * close()} is closed once it becomes unreachable, as the JDK's channels are; operations in flight keep it reachable.
  */
 public final class AsyncFile implements AutoCloseable {
     private static final int SYNC_RANGE_FLAGS =
