@@ -37,10 +37,10 @@ step() {
 
 data="$tmp/data"
 step "generate"                      0 "$bench" generate --dir "$data" --files 2 --blocks 256 -q
-step "read (every strategy)"         0 "$bench" read --dir "$data" -s ring,async,mmap,channel,channel-vthreads --duration 0.3 --warmup 0.1 -q --json "$tmp/read.json"
+step "read (every strategy)"         0 "$bench" read --dir "$data" -s ring,async,jasyncfio,mmap,channel,channel-vthreads --duration 0.3 --warmup 0.1 -q --json "$tmp/read.json"
 step "read --direct --cache cold"    0 "$bench" read --dir "$data" -s ring,async,channel --direct --cache cold --depth 8 --duration 0.3 --warmup 0.1 -q
 "$bench" generate --dir "$tmp/bad" --files 1 --blocks 16 --corrupt 1 -q >/dev/null 2>&1
-step "read finds a corrupted block"  1 "$bench" read --dir "$tmp/bad" -s ring,async,channel --duration 0.3 --warmup 0 -q
+step "read finds a corrupted block"  1 "$bench" read --dir "$tmp/bad" -s ring,async,jasyncfio,channel --duration 0.3 --warmup 0 -q
 step "error: unknown flag"           2 "$bench" read --no-such-flag
 step "error: missing data set"       2 "$bench" read --dir "$tmp/none"
 step "error: O_DIRECT size not /512" 2 "$bench" loadtypes --dir "$tmp/lt" --direct --random-io 1000 --seq-io 1000000

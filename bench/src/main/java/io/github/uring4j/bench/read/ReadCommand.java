@@ -45,6 +45,7 @@ public final class ReadCommand implements Callable<Integer> {
         STRATEGIES.put("dropin-vthreads", () -> new ChannelStrategy(true, true, false));
         STRATEGIES.put("dropin-mapped", () -> new ChannelStrategy(false, true, false, true));
         STRATEGIES.put("dropin-mapped-heap", () -> new ChannelStrategy(false, true, true, true));
+        STRATEGIES.put("jasyncfio", JasyncfioStrategy::new);
     }
 
     @Option(names = "--dir", description = "Data set directory (default: ${DEFAULT-VALUE}).")
@@ -53,7 +54,8 @@ public final class ReadCommand implements Callable<Integer> {
     @Option(names = {"-s", "--strategy"}, split = ",",
             description = "Strategies, comma-separated: ring, mmap, channel, channel-heap, channel-vthreads, async, "
                     + "async-vthreads, dropin, dropin-heap, dropin-vthreads (uring4j's FileChannel), dropin-mapped, "
-                    + "dropin-mapped-heap (its reads from a mapping, -During4j.mappedReads=true) "
+                    + "dropin-mapped-heap (its reads from a mapping, -During4j.mappedReads=true), jasyncfio (the Java "
+                    + "io_uring library jasyncfio 0.0.7, futures, page cache only) "
                     + "(default: ring,mmap,channel).")
     List<String> strategies = List.of("ring", "mmap", "channel");
 

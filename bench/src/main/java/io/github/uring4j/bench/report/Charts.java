@@ -174,17 +174,18 @@ public final class Charts {
     }
 
     /** Base colours per strategy, so that one strategy has one colour in every chart. */
-    private static final Map<String, java.awt.Color> COLOURS = Map.of(
-            "ring", new java.awt.Color(0x1F77B4),
-            "async", new java.awt.Color(0xFF7F0E),
-            "mmap", new java.awt.Color(0x9467BD),
-            "channel", new java.awt.Color(0x2CA02C),
-            "channel-vthreads", new java.awt.Color(0xD62728),
-            "async-vthreads", new java.awt.Color(0x8C564B),
-            "fio io_uring", new java.awt.Color(0x404040),
-            "fio psync", new java.awt.Color(0x7F7F7F),
-            "dropin", new java.awt.Color(0x17BECF),
-            "dropin-vthreads", new java.awt.Color(0xE377C2));
+    private static final Map<String, java.awt.Color> COLOURS = Map.ofEntries(
+            Map.entry("ring", new java.awt.Color(0x1F77B4)),
+            Map.entry("async", new java.awt.Color(0xFF7F0E)),
+            Map.entry("mmap", new java.awt.Color(0x9467BD)),
+            Map.entry("channel", new java.awt.Color(0x2CA02C)),
+            Map.entry("channel-vthreads", new java.awt.Color(0xD62728)),
+            Map.entry("async-vthreads", new java.awt.Color(0x8C564B)),
+            Map.entry("fio io_uring", new java.awt.Color(0x404040)),
+            Map.entry("fio psync", new java.awt.Color(0x7F7F7F)),
+            Map.entry("dropin", new java.awt.Color(0x17BECF)),
+            Map.entry("dropin-vthreads", new java.awt.Color(0xE377C2)),
+            Map.entry("jasyncfio", new java.awt.Color(0xB8860B)));
 
     private static final java.awt.Color[] OTHERS = {
         new java.awt.Color(0x9EDAE5), new java.awt.Color(0xBCBD22), new java.awt.Color(0xF7B6D2),

@@ -226,12 +226,17 @@ public final class ReportCommand implements Callable<Integer> {
             // 1. cached random reads, 1 and 2 threads
             for (int threads : quick ? new int[] {1} : new int[] {1, 2}) {
                 List<Result> rows = new ArrayList<>();
-                for (String st : List.of("ring", "async", "mmap", "channel", "channel-vthreads")) {
+                for (String st : threads == 1 ? List.of("ring", "async", "jasyncfio", "mmap", "channel", "channel-vthreads")
+                        : List.of("ring", "async", "mmap", "channel", "channel-vthreads")) {
+                    if (ReadCommand.STRATEGIES.get(st).get().unsupported(new ReadConfig(threads, 32, false, 42)) != null) {
+                        continue; // jasyncfio off x86-64
+                    }
                     rows.add(read(ds, st, threads, 32, false, "warm", warm, secs));
                 }
                 add(sections, new Section("Random 4 KiB reads, page cache, " + threads + " thread" + (threads > 1 ? "s" : ""),
                         "uring4j-bench read --dir DIR --threads " + threads + " --depth 32 --cache warm --duration " + fmt(secs)
-                                + " -s ring,async,mmap,channel,channel-vthreads", rows));
+                                + " -s ring,async," + (threads == 1 ? "jasyncfio," : "") + "mmap,channel,channel-vthreads",
+                        rows));
             }
             // 1b. the JDK's FileChannel and uring4j's drop-in, heap and direct buffers, one platform thread
             List<Result> dropIn = new ArrayList<>();

@@ -28,6 +28,9 @@ public final class Targets {
         Result async = find(sections, s -> s.title.startsWith("fio") && !s.title.contains("O_DIRECT"), "uring4j async", null);
         add(out, "async API, cached 4 KiB random read, 1 loop, depth 32, vs fio io_uring (neither checks the data)",
                 ratio(async, fioCached), 0.8);
+        Predicate<Section> cached1 = s -> s.title.equals("Random 4 KiB reads, page cache, 1 thread");
+        add(out, "async API, cached 4 KiB random read, 1 loop, depth 32, vs jasyncfio 0.0.7 (both check every block)",
+                ratio(find(sections, cached1, "async", null), find(sections, cached1, "jasyncfio", null)), 2.0);
         Result jdkVt = find(sections, s -> s.title.contains("virtual threads, O_DIRECT"), "channel-vthreads", null);
         Result ourVt = find(sections, s -> s.title.contains("virtual threads, O_DIRECT"), "async-vthreads", null);
         if (jdkVt != null && ourVt != null) {
