@@ -749,8 +749,9 @@ public final class AsyncFile implements AutoCloseable {
     }
 
     /**
-     * {@link #closeAsync()} and waits, unless called on an event loop thread (from a completion), where waiting
-     * would stop the loop that closes the file, or from a completion the close itself runs (on the threads backend
+     * {@link #closeAsync()} and waits, unless called on an event loop thread (from a completion, of any executor),
+     * where waiting would stop the loop that closes the file or could wait for a loop that waits for this one, or
+     * from a completion the close itself runs (on the threads backend
      * the thread that closes the file tells its operations that they failed): there it returns once the close is
      * under way. It waits for the close
      * itself, not for the {@linkplain IoExecutor.Builder#futureExecutor future executor} to complete the future, so
@@ -760,9 +761,12 @@ public final class AsyncFile implements AutoCloseable {
     public void close() throws IOException {
         CompletableFuture<Void> f = closeAsync();
         Thread me = Thread.currentThread();
-        if (backend.mustNotBlock(me) || closingThread == me) {
+        if (backend.mustNotBlock(me) || closingThread == me
+                || io.github.uring4j.engine.uring.UringBackend.onAnyLoop()) {
             // a loop, or a completion the close itself runs (on the threads backend the closing thread tells the
-            // file's operations that they failed): waiting here would wait for the close this thread is making
+            // file's operations that they failed): waiting here would wait for the close this thread is making.
+            // Another executor's loop does not wait either: two loops closing each other's files would each wait
+            // for the other for ever.
             return;
         }
         if (f instanceof CloseFuture c) {

@@ -55,7 +55,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <h2>Closing</h2>
  * {@link #close()} stops taking work, cancels what is in flight, waits for every completion, fails the
  * operations that did not finish with {@link java.nio.channels.AsynchronousCloseException}, closes the files
- * still open, and frees the rings. A second call does nothing.
+ * still open, and frees the rings. A second call does nothing. Called on an event loop thread (in a completion, of
+ * this executor or another), it starts all that and returns at once: waiting there could stop the loop that must
+ * finish it, or wait for a loop that waits for this one (two executors closing each other from their handlers).
  */
 public final class IoExecutor implements AutoCloseable {
     /** System property choosing the default backend: {@code auto}, {@code io_uring} or {@code threads}. */

@@ -880,4 +880,59 @@ abstract class HostileUseContract {
             }
         }
     }
+
+    /**
+     * Two executors whose handlers close each other (the executor, or a file of it) at the same moment: both closes
+     * return and both executors end. On io_uring each loop once waited for the other's for ever.
+     */
+    @Test
+    void twoExecutorsClosingEachOtherFromTheirHandlersDoNotHang() throws Exception {
+        Path p = file("crossed", pattern(4096, 5));
+        for (boolean executors : new boolean[] {true, false}) {
+            IoExecutor a = builder().name("crossed-a").build();
+            IoExecutor b = builder().name("crossed-b").build();
+            try {
+                AsyncFile fa = get(AsyncFile.open(a, p, StandardOpenOption.READ));
+                AsyncFile fb = get(AsyncFile.open(b, p, StandardOpenOption.READ));
+                java.util.concurrent.CyclicBarrier meet = new java.util.concurrent.CyclicBarrier(2);
+                CompletableFuture<String> byA = new CompletableFuture<>();
+                CompletableFuture<String> byB = new CompletableFuture<>();
+                fa.read(ByteBuffer.allocateDirect(10), 0, null, closing(meet, executors ? b : fb, byA));
+                fb.read(ByteBuffer.allocateDirect(10), 0, null, closing(meet, executors ? a : fa, byB));
+                assertEquals("closed", get(byA));
+                assertEquals("closed", get(byB));
+                if (executors) {
+                    assertFalse(a.isOpen());
+                    assertFalse(b.isOpen());
+                } else {
+                    assertFalse(fa.isOpen());
+                    assertFalse(fb.isOpen());
+                }
+            } finally {
+                a.close();
+                b.close();
+            }
+        }
+    }
+
+    private static java.nio.channels.CompletionHandler<Integer, Object> closing(
+            java.util.concurrent.CyclicBarrier meet, AutoCloseable other, CompletableFuture<String> told) {
+        return new java.nio.channels.CompletionHandler<>() {
+            @Override
+            public void completed(Integer n, Object a) {
+                try {
+                    meet.await(30, TimeUnit.SECONDS); // both handlers run at once
+                    other.close();
+                    told.complete("closed");
+                } catch (Exception e) {
+                    told.complete(e.toString());
+                }
+            }
+
+            @Override
+            public void failed(Throwable e, Object a) {
+                told.complete(e.toString());
+            }
+        };
+    }
 }

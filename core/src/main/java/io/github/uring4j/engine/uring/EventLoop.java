@@ -150,6 +150,14 @@ final class EventLoop implements Runnable {
         }
     }
 
+    /** Set on every loop's own thread: a close made there must not wait for another executor's loops. */
+    private static final ThreadLocal<Boolean> ON_A_LOOP = new ThreadLocal<>();
+
+    /** True on the thread of any event loop, of any executor. */
+    static boolean onAnyLoop() {
+        return ON_A_LOOP.get() != null;
+    }
+
     /** Turns the loop has made (any thread; {@link LoopWatchdog}). */
     long turns() {
         return (long) TURNS.getOpaque(this);
@@ -173,6 +181,7 @@ final class EventLoop implements Runnable {
 
     @Override
     public void run() {
+        ON_A_LOOP.set(Boolean.TRUE);
         try {
             init();
         } catch (Throwable t) {

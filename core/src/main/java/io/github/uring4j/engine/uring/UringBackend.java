@@ -312,6 +312,11 @@ public final class UringBackend implements IoBackend {
         return b;
     }
 
+    /** True on the thread of any io_uring event loop, of this executor or another. */
+    public static boolean onAnyLoop() {
+        return EventLoop.onAnyLoop();
+    }
+
     @Override
     public boolean mustNotBlock(Thread t) {
         for (EventLoop l : loops) {
@@ -328,8 +333,10 @@ public final class UringBackend implements IoBackend {
         for (EventLoop l : loops) {
             l.beginShutdown();
         }
-        if (current() != null) {
-            return; // called from a completion: the loops finish on their own
+        if (current() != null || EventLoop.onAnyLoop()) {
+            // Called from a completion: the loops finish on their own. On another executor's loop too: two
+            // executors closing each other from their handlers would each wait for the other's loop for ever.
+            return;
         }
         boolean interrupted = false;
         for (EventLoop l : loops) {
