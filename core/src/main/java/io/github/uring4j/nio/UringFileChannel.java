@@ -394,7 +394,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
 
     /**
      * Closes the ring's descriptor: its operations in flight end with {@link AsynchronousCloseException} and their
-     * threads wake. Waits for it unless the caller is a thread that completes ring operations.
+     * threads wake. Waits for it unless the caller is an event loop thread (of any executor).
      */
     private void closeRingCopy(FileHandle h) {
         if (!h.beginClose()) {
@@ -407,7 +407,9 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         r.handle = h;
         r.completion = Waiter.WAKE;
         r.target = w;
-        boolean wait = !backend.mustNotBlock(Thread.currentThread());
+        // not on an event loop of any executor: it could wait for a loop that waits for this one
+        boolean wait = !backend.mustNotBlock(Thread.currentThread())
+                && !io.github.uring4j.engine.uring.UringBackend.onAnyLoop();
         backend.submit(r);
         if (wait) {
             w.awaitUninterruptibly();
