@@ -254,7 +254,12 @@ public final class BufferPool implements AutoCloseable {
             return this;
         }
 
-        /** Registers the buffers with {@code executor}'s rings for {@code READ_FIXED}/{@code WRITE_FIXED}. */
+        /**
+         * Registers the buffers with {@code executor}'s rings for {@code READ_FIXED}/{@code WRITE_FIXED}. A ring holds
+         * one registered set at a time: while another pool is registered with the executor, this one is used
+         * unregistered (plain {@code READ}/{@code WRITE}), after one warning that names {@code EBUSY}; a pool
+         * registered after the first one closed is registered again. {@link BufferPool#isRegistered()} says which.
+         */
         public Builder register(IoExecutor executor) {
             this.register = Objects.requireNonNull(executor, "executor");
             return this;

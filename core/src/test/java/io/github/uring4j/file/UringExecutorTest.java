@@ -667,4 +667,42 @@ class UringExecutorTest {
         assertTrue(woke == null || woke instanceof java.io.IOException, String.valueOf(woke));
         io.close();
     }
+
+    /**
+     * A ring holds one registered buffer set: a second pool registered with the same executor is used unregistered
+     * and says why ({@code EBUSY}); reads into both pools move the right bytes; once the first pool closes, the next
+     * one registers.
+     */
+    @Test
+    void aSecondRegisteredPoolWorksUnregisteredAndSaysWhy() throws Exception {
+        Path p = dir.resolve("pools");
+        byte[] data = new byte[8192];
+        new java.util.Random(3).nextBytes(data);
+        Files.write(p, data);
+        try (IoExecutor io = IoExecutor.builder().loops(1).callerReads(false).build();
+                AsyncFile f = get(AsyncFile.open(io, p, StandardOpenOption.READ))) {
+            BufferPool first = BufferPool.builder().bufferSize(4096).count(2).register(io).build();
+            BufferPool second = BufferPool.builder().bufferSize(4096).count(2).register(io).build();
+            try {
+                assertTrue(first.isRegistered(), String.valueOf(first.registrationFailure()));
+                assertFalse(second.isRegistered());
+                assertTrue(second.registrationFailure().orElse("").contains("EBUSY"),
+                        String.valueOf(second.registrationFailure()));
+                for (BufferPool pool : List.of(first, second)) {
+                    ByteBuffer b = pool.acquireBuffer();
+                    assertEquals(4096, get(f.read(b, 4096)));
+                    byte[] got = new byte[4096];
+                    b.flip().get(got);
+                    assertArrayEquals(java.util.Arrays.copyOfRange(data, 4096, 8192), got);
+                    pool.release(b);
+                }
+            } finally {
+                first.close();
+                second.close();
+            }
+            try (BufferPool third = BufferPool.builder().bufferSize(4096).count(2).register(io).build()) {
+                assertTrue(third.isRegistered(), String.valueOf(third.registrationFailure()));
+            }
+        }
+    }
 }
