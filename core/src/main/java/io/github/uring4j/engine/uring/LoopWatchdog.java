@@ -79,7 +79,11 @@ final class LoopWatchdog {
             }
             long t = System.nanoTime();
             for (Watched w : now) {
-                look(w, t);
+                try {
+                    look(w, t);
+                } catch (RuntimeException | LinkageError e) {
+                    // a logger of the program's that throws: the watch goes on (and keeps pruning ended loops)
+                }
             }
             try {
                 TimeUnit.NANOSECONDS.sleep(Math.max(TimeUnit.MILLISECONDS.toNanos(10),
