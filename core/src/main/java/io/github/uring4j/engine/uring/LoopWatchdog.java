@@ -58,6 +58,18 @@ final class LoopWatchdog {
     }
 
     private static void run() {
+        try {
+            watchWhileLoopsLive();
+        } finally {
+            synchronized (WATCHED) {
+                if (thread == Thread.currentThread()) {
+                    thread = null; // ended by an error of its own: the next loop to be watched starts another
+                }
+            }
+        }
+    }
+
+    private static void watchWhileLoopsLive() {
         while (true) {
             long tick;
             List<Watched> now;
