@@ -234,7 +234,8 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         int fd;
         int alignment = 0;
         try {
-            MemorySegment cPath = cPath(c, p);
+            // as the JDK's: the empty path names the current directory
+            MemorySegment cPath = cPath(c, p.isEmpty() ? "." : p);
             do {
                 fd = LeanCalls.open(c.capture, cPath, o.flags, o.mode);
             } while (fd == -Errno.EINTR);

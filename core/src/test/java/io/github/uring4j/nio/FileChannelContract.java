@@ -2144,4 +2144,21 @@ abstract class FileChannelContract {
         assertFalse(ch.isOpen());
         assertEquals(before, Conform.fdsOf(p));
     }
+
+    /**
+     * The empty path is the current directory, as the JDK's channel opens it: read-only it opens, says the
+     * directory's size, and a read fails as a directory's does; with {@code CREATE_NEW} it exists already.
+     */
+    @Test
+    void theEmptyPathOpensTheCurrentDirectory() throws Exception {
+        Path empty = Path.of("");
+        long want = Files.size(Path.of("."));
+        try (FileChannel ch = open(empty, READ)) {
+            assertEquals(want, ch.size());
+            IOException e = assertThrows(IOException.class, () -> ch.read(ByteBuffer.allocate(10)));
+            assertEquals("Is a directory", e.getMessage());
+        }
+        assertThrows(java.nio.file.FileAlreadyExistsException.class,
+                () -> open(empty, WRITE, CREATE_NEW));
+    }
 }
