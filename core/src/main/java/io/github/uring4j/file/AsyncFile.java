@@ -761,12 +761,11 @@ public final class AsyncFile implements AutoCloseable {
     public void close() throws IOException {
         CompletableFuture<Void> f = closeAsync();
         Thread me = Thread.currentThread();
-        if (backend.mustNotBlock(me) || closingThread == me
-                || io.github.uring4j.engine.uring.UringBackend.onAnyLoop()) {
-            // a loop, or a completion the close itself runs (on the threads backend the closing thread tells the
-            // file's operations that they failed): waiting here would wait for the close this thread is making.
-            // Another executor's loop does not wait either: two loops closing each other's files would each wait
-            // for the other for ever.
+        if (closingThread == me || io.github.uring4j.engine.uring.UringBackend.onAnyLoop()) {
+            // a completion the close itself runs (on the threads backend the closing thread tells the file's
+            // operations that they failed), or an event loop of any executor: waiting here would wait for the close
+            // this thread is making, or for a loop that may be waiting for this one (two loops closing each other's
+            // files)
             return;
         }
         if (f instanceof CloseFuture c) {

@@ -408,9 +408,9 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         r.handle = h;
         r.completion = Waiter.WAKE;
         r.target = w;
-        // not on an event loop of any executor: it could wait for a loop that waits for this one
-        boolean wait = !backend.mustNotBlock(Thread.currentThread())
-                && !io.github.uring4j.engine.uring.UringBackend.onAnyLoop();
+        // not on an event loop of any executor: its own would wait for itself, another's for a loop that may wait
+        // for this one
+        boolean wait = !io.github.uring4j.engine.uring.UringBackend.onAnyLoop();
         backend.submit(r);
         if (wait) {
             w.awaitUninterruptibly();

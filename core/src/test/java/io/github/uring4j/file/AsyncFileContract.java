@@ -830,7 +830,7 @@ abstract class AsyncFileContract {
                 MemorySegment s = a.allocate(1000);
                 MemorySegment.copy(data, 0, s, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, 1000);
                 CompletableFuture<Integer> viaHandler = new CompletableFuture<>();
-                timed.writeFully(s, data.length, null, completeWith(viaHandler));
+                timed.writeFully(s, data.length, null, TestFiles.into(viaHandler));
                 assertEquals(1000, get(viaHandler));
             }
             ByteBuffer back = ByteBuffer.allocateDirect(data.length);
@@ -841,27 +841,13 @@ abstract class AsyncFileContract {
             try (Arena a = Arena.ofShared()) {
                 MemorySegment s = a.allocate(1000);
                 CompletableFuture<Integer> viaHandler = new CompletableFuture<>();
-                timed.readFully(s, data.length, null, completeWith(viaHandler));
+                timed.readFully(s, data.length, null, TestFiles.into(viaHandler));
                 assertEquals(1000, get(viaHandler));
                 assertArrayEquals(java.util.Arrays.copyOf(data, 1000), s.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
             }
             assertInstanceOf(java.io.EOFException.class,
                     failure(timed.readFully(ByteBuffer.allocateDirect(10), data.length + 995)));
         }
-    }
-
-    private static <A> CompletionHandler<Integer, A> completeWith(CompletableFuture<Integer> f) {
-        return new CompletionHandler<>() {
-            @Override
-            public void completed(Integer n, A a) {
-                f.complete(n);
-            }
-
-            @Override
-            public void failed(Throwable e, A a) {
-                f.completeExceptionally(e);
-            }
-        };
     }
 
     /** Offsets are longs: a sparse file written and read past 4 GiB lands where asked. */

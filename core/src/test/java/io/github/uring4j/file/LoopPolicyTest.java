@@ -184,17 +184,7 @@ class LoopPolicyTest {
     /** A read through a {@code CompletionHandler}, which the loop delivers (a future's may be the caller's own). */
     private static int handlerRead(AsyncFile f, ByteBuffer b, long at) throws Exception {
         CompletableFuture<Integer> n = new CompletableFuture<>();
-        f.read(b, at, null, new java.nio.channels.CompletionHandler<Integer, Object>() {
-            @Override
-            public void completed(Integer r, Object a) {
-                n.complete(r);
-            }
-
-            @Override
-            public void failed(Throwable t, Object a) {
-                n.completeExceptionally(t);
-            }
-        });
+        f.read(b, at, null, TestFiles.into(n));
         return get(n);
     }
 

@@ -234,6 +234,21 @@ public final class TestFiles {
         return out;
     }
 
+    /** A handler that completes {@code f} with the operation's result or failure. */
+    public static <V, A> java.nio.channels.CompletionHandler<V, A> into(CompletableFuture<V> f) {
+        return new java.nio.channels.CompletionHandler<>() {
+            @Override
+            public void completed(V v, A a) {
+                f.complete(v);
+            }
+
+            @Override
+            public void failed(Throwable e, A a) {
+                f.completeExceptionally(e);
+            }
+        };
+    }
+
     /** The cause behind a failed future. */
     static Throwable failure(CompletableFuture<?> f) throws InterruptedException {
         try {

@@ -333,9 +333,9 @@ public final class UringBackend implements IoBackend {
         for (EventLoop l : loops) {
             l.beginShutdown();
         }
-        if (current() != null || EventLoop.onAnyLoop()) {
-            // Called from a completion: the loops finish on their own. On another executor's loop too: two
-            // executors closing each other from their handlers would each wait for the other's loop for ever.
+        if (EventLoop.onAnyLoop()) {
+            // Called from a completion, of this executor (the loops finish on their own) or another (two executors
+            // closing each other from their handlers would each wait for the other's loop for ever).
             return;
         }
         boolean interrupted = false;
