@@ -255,10 +255,12 @@ public final class BufferPool implements AutoCloseable {
         }
 
         /**
-         * Registers the buffers with {@code executor}'s rings for {@code READ_FIXED}/{@code WRITE_FIXED}. A ring holds
-         * one registered set at a time: while another pool is registered with the executor, this one is used
-         * unregistered (plain {@code READ}/{@code WRITE}), after one warning that names {@code EBUSY}; a pool
-         * registered after the first one closed is registered again. {@link BufferPool#isRegistered()} says which.
+         * Registers the buffers with {@code executor}'s rings for {@code READ_FIXED}/{@code WRITE_FIXED}. Several pools
+         * may be registered with one executor at once, 16384 buffers in all (each ring's table of registered buffers;
+         * a closed pool's slots serve the next). Where they cannot be registered (the table is full, the locked-memory
+         * limit, a kernel before 5.19 with another pool registered: {@code EBUSY}), the pool is used unregistered
+         * (plain {@code READ}/{@code WRITE}) after one warning that says why. {@link BufferPool#isRegistered()} says
+         * which.
          */
         public Builder register(IoExecutor executor) {
             this.register = Objects.requireNonNull(executor, "executor");

@@ -600,6 +600,25 @@ public final class IoUring implements AutoCloseable {
         registrar.buffers(buffers);
     }
 
+    /**
+     * A registered-buffer table of {@code count} empty slots (at most 16384; kernel 5.19+), filled and emptied one
+     * range at a time with {@link #updateBuffers}, so that several independent sets of buffers can come and go
+     * without unregistering the others.
+     */
+    public void registerBuffersSparse(int count) throws UringException {
+        registrar.buffersSparse(count);
+    }
+
+    /**
+     * Puts {@code buffers} into the registered-buffer slots from {@code offset} on, replacing what they held; an
+     * empty segment ({@link MemorySegment#NULL}) empties its slot. The kernel keeps a replaced buffer pinned until
+     * the operations already using it complete. When the kernel refuses one (the locked-memory limit, most often), the
+     * slots this call filled are left empty and the error thrown.
+     */
+    public void updateBuffers(int offset, MemorySegment... buffers) throws UringException {
+        registrar.updateBuffers(offset, buffers);
+    }
+
     public void unregisterBuffers() throws UringException {
         registrar.unregisterBuffers();
     }

@@ -40,7 +40,8 @@ final class Registrar {
                 continue;
             }
             String msg = Errno.name(-r) + " during " + what;
-            if (r == -Errno.ENOMEM && opcode == Uapi.IORING_REGISTER_BUFFERS) {
+            if (r == -Errno.ENOMEM && (opcode == Uapi.IORING_REGISTER_BUFFERS
+                    || opcode == Uapi.IORING_REGISTER_BUFFERS_UPDATE)) {
                 msg += ": registered buffers count against the locked-memory limit (ulimit -l), now "
                         + UringUnavailableException.memlock();
             }
@@ -79,25 +80,106 @@ final class Registrar {
 
     void buffers(MemorySegment... buffers) throws UringException {
         try (Arena tmp = Arena.ofConfined()) {
-            MemorySegment iov = tmp.allocate(Iovec.LAYOUT, buffers.length);
-            for (int i = 0; i < buffers.length; i++) {
-                if (!buffers[i].isNative()) {
-                    throw new IllegalArgumentException("buffer " + i + " is on the heap; registered buffers must be native");
-                }
-                if (!buffers[i].scope().isAlive()) {
-                    throw new IllegalStateException("buffer " + i + " belongs to a closed arena");
-                }
-                long base = i * Iovec.LAYOUT.byteSize();
-                iov.set(JAVA_LONG, base + Iovec.BASE, buffers[i].address());
-                iov.set(JAVA_LONG, base + Iovec.LEN, buffers[i].byteSize());
-            }
+            MemorySegment iov = iovecs(tmp, buffers, false);
             register("IORING_REGISTER_BUFFERS", Uapi.IORING_REGISTER_BUFFERS, iov, buffers.length);
             long[] ranges = new long[2 * buffers.length];
-            for (int i = 0; i < buffers.length; i++) {
-                ranges[2 * i] = buffers[i].address();
-                ranges[2 * i + 1] = buffers[i].byteSize();
-            }
+            fill(ranges, 0, buffers);
             fixedBuffers = ranges;
+        }
+    }
+
+    /** {@code count} empty registered-buffer slots, for {@link #updateBuffers}. */
+    void buffersSparse(int count) throws UringException {
+        if (count <= 0) {
+            throw new IllegalArgumentException("a sparse buffer table needs at least one slot: " + count);
+        }
+        try (Arena tmp = Arena.ofConfined()) {
+            MemorySegment r = tmp.allocate(IoUringRsrc.RSRC_REGISTER);
+            r.set(JAVA_INT, IoUringRsrc.RSRC_REGISTER_NR, count);
+            r.set(JAVA_INT, IoUringRsrc.RSRC_REGISTER_FLAGS, IoUringRsrc.REGISTER_SPARSE);
+            register("IORING_REGISTER_BUFFERS2 (sparse)", Uapi.IORING_REGISTER_BUFFERS2, r, (int) r.byteSize());
+            fixedBuffers = new long[2 * count];
+        }
+    }
+
+    /**
+     * Puts {@code buffers} into the slots from {@code offset} on; an empty segment (such as {@link MemorySegment#NULL})
+     * empties its slot. When the kernel refuses one, the slots this call filled are left empty and the error
+     * thrown.
+     */
+    void updateBuffers(int offset, MemorySegment... buffers) throws UringException {
+        long[] bufs = fixedBuffers;
+        if (bufs == null) {
+            throw new IllegalStateException("no registered-buffer table to update (registerBuffers or"
+                    + " registerBuffersSparse first)");
+        }
+        if (offset < 0 || buffers.length > bufs.length / 2 - offset) {
+            throw new IllegalArgumentException("slots " + offset + ".." + ((long) offset + buffers.length - 1)
+                    + " lie outside the registered-buffer table (0.." + (bufs.length / 2 - 1) + ")");
+        }
+        if (buffers.length == 0) {
+            return;
+        }
+        try (Arena tmp = Arena.ofConfined()) {
+            MemorySegment iov = iovecs(tmp, buffers, true);
+            MemorySegment u = tmp.allocate(IoUringRsrc.RSRC_UPDATE2);
+            int done = 0;
+            try {
+                while (done < buffers.length) {
+                    // The kernel may take some and stop at one it refuses: the next call names why.
+                    u.set(JAVA_INT, IoUringRsrc.RSRC_UPDATE2_OFFSET, offset + done);
+                    u.set(JAVA_LONG, IoUringRsrc.RSRC_UPDATE2_DATA, iov.address() + done * Iovec.LAYOUT.byteSize());
+                    u.set(JAVA_INT, IoUringRsrc.RSRC_UPDATE2_NR, buffers.length - done);
+                    int r = register("IORING_REGISTER_BUFFERS_UPDATE", Uapi.IORING_REGISTER_BUFFERS_UPDATE, u,
+                            (int) u.byteSize());
+                    if (r <= 0) {
+                        throw new UringException("IORING_REGISTER_BUFFERS_UPDATE", Errno.EINVAL,
+                                "the kernel took none of " + (buffers.length - done) + " buffers and gave no error");
+                    }
+                    done += r;
+                }
+            } catch (UringException e) {
+                if (done > 0) {
+                    MemorySegment[] empty = new MemorySegment[done];
+                    java.util.Arrays.fill(empty, MemorySegment.NULL);
+                    updateBuffers(offset, empty);
+                }
+                throw e;
+            }
+            fill(bufs, offset, buffers);
+        }
+    }
+
+    /** An iovec array of the segments, each checked (native, alive; empty ones only where {@code emptyOk}). */
+    private static MemorySegment iovecs(Arena tmp, MemorySegment[] buffers, boolean emptyOk) {
+        MemorySegment iov = tmp.allocate(Iovec.LAYOUT, Math.max(1, buffers.length));
+        for (int i = 0; i < buffers.length; i++) {
+            MemorySegment b = buffers[i];
+            if (b == null) {
+                throw new NullPointerException("buffer " + i);
+            }
+            boolean empty = b.byteSize() == 0;
+            if (empty && !emptyOk) {
+                throw new IllegalArgumentException("buffer " + i + " is empty");
+            }
+            if (!empty && !b.isNative()) {
+                throw new IllegalArgumentException("buffer " + i + " is on the heap; registered buffers must be native");
+            }
+            if (!b.scope().isAlive()) {
+                throw new IllegalStateException("buffer " + i + " belongs to a closed arena");
+            }
+            long base = i * Iovec.LAYOUT.byteSize();
+            iov.set(JAVA_LONG, base + Iovec.BASE, empty ? 0 : b.address());
+            iov.set(JAVA_LONG, base + Iovec.LEN, b.byteSize());
+        }
+        return iov;
+    }
+
+    private static void fill(long[] ranges, int offset, MemorySegment[] buffers) {
+        for (int i = 0; i < buffers.length; i++) {
+            boolean empty = buffers[i].byteSize() == 0;
+            ranges[2 * (offset + i)] = empty ? 0 : buffers[i].address();
+            ranges[2 * (offset + i) + 1] = buffers[i].byteSize();
         }
     }
 
@@ -126,6 +208,9 @@ final class Registrar {
         }
         long base = bufs[2 * index];
         long end = base + bufs[2 * index + 1];
+        if (end == base) {
+            throw new IllegalArgumentException("registered buffer slot " + index + " is empty");
+        }
         if (address < base || length < 0 || address + length > end) {
             throw new IllegalArgumentException("0x" + Long.toHexString(address) + " + " + length
                     + " bytes lies outside registered buffer " + index + " (0x" + Long.toHexString(base) + " + "

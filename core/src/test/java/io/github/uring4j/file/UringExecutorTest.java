@@ -669,40 +669,127 @@ class UringExecutorTest {
     }
 
     /**
-     * A ring holds one registered buffer set: a second pool registered with the same executor is used unregistered
-     * and says why ({@code EBUSY}); reads into both pools move the right bytes; once the first pool closes, the next
-     * one registers.
+     * Several pools registered with one executor at once: each pool's reads are {@code READ_FIXED} with the right
+     * bytes, on every loop; closing one leaves the others registered; a pool the table has no room for works
+     * unregistered, and its warning names the table; a closed pool's slots serve the next one.
      */
     @Test
-    void aSecondRegisteredPoolWorksUnregisteredAndSaysWhy() throws Exception {
+    void severalPoolsAreRegisteredAtOnceAndTheirSlotsReused() throws Exception {
         Path p = dir.resolve("pools");
         byte[] data = new byte[8192];
         new java.util.Random(3).nextBytes(data);
         Files.write(p, data);
-        try (IoExecutor io = IoExecutor.builder().loops(1).callerReads(false).build();
+        try (IoExecutor io = IoExecutor.builder().loops(2).callerReads(false).build();
                 AsyncFile f = get(AsyncFile.open(io, p, StandardOpenOption.READ))) {
+            var u = (io.github.uring4j.engine.uring.UringBackend) io.backend;
             BufferPool first = BufferPool.builder().bufferSize(4096).count(2).register(io).build();
-            BufferPool second = BufferPool.builder().bufferSize(4096).count(2).register(io).build();
+            BufferPool second = BufferPool.builder().bufferSize(8192).count(3).register(io).build();
             try {
                 assertTrue(first.isRegistered(), String.valueOf(first.registrationFailure()));
-                assertFalse(second.isRegistered());
-                assertTrue(second.registrationFailure().orElse("").contains("EBUSY"),
-                        String.valueOf(second.registrationFailure()));
-                for (BufferPool pool : List.of(first, second)) {
-                    ByteBuffer b = pool.acquireBuffer();
-                    assertEquals(4096, get(f.read(b, 4096)));
-                    byte[] got = new byte[4096];
-                    b.flip().get(got);
-                    assertArrayEquals(java.util.Arrays.copyOfRange(data, 4096, 8192), got);
-                    pool.release(b);
+                assertTrue(second.isRegistered(), String.valueOf(second.registrationFailure()));
+                for (int round = 0; round < 4; round++) { // both loops, both pools
+                    for (BufferPool pool : List.of(first, second)) {
+                        readsFixed(u, f, pool, data);
+                    }
+                }
+                first.close();
+                readsFixed(u, f, second, data);
+                try (BufferPool third = BufferPool.builder().bufferSize(4096).count(2).register(io).build()) {
+                    assertTrue(third.isRegistered(), String.valueOf(third.registrationFailure()));
+                    readsFixed(u, f, third, data);
+                    readsFixed(u, f, second, data);
                 }
             } finally {
                 first.close();
                 second.close();
             }
-            try (BufferPool third = BufferPool.builder().bufferSize(4096).count(2).register(io).build()) {
-                assertTrue(third.isRegistered(), String.valueOf(third.registrationFailure()));
+
+            // 16382 + 2 fill the table; 4 more have no room, and work unregistered.
+            BufferPool big = BufferPool.builder().bufferSize(512).alignment(512).count(16_382).register(io).build();
+            assertTrue(big.isRegistered(), String.valueOf(big.registrationFailure()));
+            try (BufferPool two = BufferPool.builder().bufferSize(512).alignment(512).count(2).register(io).build();
+                    BufferPool four = BufferPool.builder().bufferSize(512).alignment(512).count(4).register(io)
+                            .build()) {
+                assertTrue(two.isRegistered(), String.valueOf(two.registrationFailure()));
+                assertFalse(four.isRegistered());
+                String why = four.registrationFailure().orElse("");
+                assertTrue(why.contains("16384 slots") && why.contains("4 free slots"), why);
+                long fixed = u.fixedOps();
+                ByteBuffer b = four.acquireBuffer();
+                assertEquals(512, get(f.read(b, 100)));
+                assertEquals(fixed, u.fixedOps(), "an unregistered pool's read is a plain READ");
+                assertEquals(data[100], b.get(0));
+                assertEquals(data[611], b.get(511));
+                four.release(b);
+                big.close();
+                try (BufferPool again = BufferPool.builder().bufferSize(512).alignment(512).count(4).register(io)
+                        .build()) {
+                    assertTrue(again.isRegistered(), "the closed pool's slots serve the next: "
+                            + again.registrationFailure());
+                    readsFixed(u, f, again, data);
+                }
+            } finally {
+                big.close();
             }
         }
+    }
+
+    /**
+     * On a kernel without sparse buffer tables (before 5.19; here the kernel's refusal is injected), a ring holds one
+     * registered set: a second pool works unregistered and says why ({@code EBUSY}), and once the first closes the
+     * next one registers.
+     */
+    @Test
+    void withoutSparseTablesASecondPoolWorksUnregisteredAndSaysWhy() throws Exception {
+        Path p = dir.resolve("pools");
+        byte[] data = new byte[8192];
+        new java.util.Random(4).nextBytes(data);
+        Files.write(p, data);
+        ForwardingSyscalls old = new ForwardingSyscalls() {
+            @Override
+            public int ioUringRegister(int fd, int opcode, MemorySegment arg, int nrArgs) {
+                return opcode == io.github.uring4j.linux.Uapi.IORING_REGISTER_BUFFERS2
+                        ? -io.github.uring4j.linux.Errno.EINVAL : super.ioUringRegister(fd, opcode, arg, nrArgs);
+            }
+        };
+        try (IoExecutor io = uring().callerReads(false).syscalls(old).build();
+                AsyncFile f = get(AsyncFile.open(io, p, StandardOpenOption.READ))) {
+            var u = (io.github.uring4j.engine.uring.UringBackend) io.backend;
+            BufferPool first = BufferPool.builder().bufferSize(4096).count(2).register(io).build();
+            try (BufferPool second = BufferPool.builder().bufferSize(4096).count(2).register(io).build()) {
+                assertTrue(first.isRegistered(), String.valueOf(first.registrationFailure()));
+                assertFalse(second.isRegistered());
+                assertTrue(second.registrationFailure().orElse("").contains("EBUSY"),
+                        String.valueOf(second.registrationFailure()));
+                readsFixed(u, f, first, data);
+                ByteBuffer b = second.acquireBuffer();
+                long fixed = u.fixedOps();
+                assertEquals(4096, get(f.read(b, 4096)));
+                assertEquals(fixed, u.fixedOps());
+                assertEquals(data[4096], b.get(0));
+                second.release(b);
+            } finally {
+                first.close();
+            }
+            try (BufferPool third = BufferPool.builder().bufferSize(4096).count(2).register(io).build()) {
+                assertTrue(third.isRegistered(), String.valueOf(third.registrationFailure()));
+                readsFixed(u, f, third, data);
+            }
+        }
+    }
+
+    /** A read into one of {@code pool}'s buffers is one more READ_FIXED, with the file's bytes. */
+    private static void readsFixed(io.github.uring4j.engine.uring.UringBackend u, AsyncFile f, BufferPool pool,
+            byte[] data) throws Exception {
+        ByteBuffer b = pool.acquireBuffer();
+        int n = Math.min(b.remaining(), 4096);
+        b.limit(n);
+        long before = u.fixedOps();
+        assertEquals(n, get(f.read(b, 4096)));
+        assertEquals(before + 1, u.fixedOps(), "READ_FIXED into the pool's buffer");
+        byte[] got = new byte[n];
+        b.flip().get(got);
+        assertArrayEquals(java.util.Arrays.copyOfRange(data, 4096, 4096 + n), got);
+        pool.release(b);
     }
 }

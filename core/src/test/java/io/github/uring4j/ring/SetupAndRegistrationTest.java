@@ -231,4 +231,50 @@ class SetupAndRegistrationTest {
             assertNotEquals(0, ring.fd());
         }
     }
+
+    /**
+     * A sparse buffer table takes sets of buffers into ranges and empties them independently; a write into an empty
+     * slot is refused before submission, and an update outside the table or with a heap buffer is refused with the
+     * reason, the table unchanged.
+     */
+    @Test
+    void sparseBufferTableFilledAndEmptiedByRange() throws Exception {
+        Path f = dir.resolve("sparse");
+        Files.write(f, pattern(8192, 4));
+        int fd = Rings.open(f, Uapi.O_RDONLY | Uapi.O_CLOEXEC, 0);
+        try (IoUring ring = IoUring.open(8); Arena arena = Arena.ofConfined()) {
+            ring.registerBuffersSparse(16);
+            MemorySegment a = arena.allocate(4096, 4096);
+            MemorySegment b = arena.allocate(8192, 4096);
+            assertThrows(IllegalArgumentException.class, () -> ring.nextSqe().readFixed(FileTarget.fd(fd), a, 0, 3),
+                    "slot 3 is empty");
+            ring.updateBuffers(3, a);
+            ring.updateBuffers(10, b.asSlice(0, 4096), b.asSlice(4096, 4096));
+            ring.nextSqe().readFixed(FileTarget.fd(fd), a, 4096, 3).userData(1);
+            assertEquals(4096, one(ring).res());
+            assertArrayEquals(java.util.Arrays.copyOfRange(pattern(8192, 4), 4096, 8192), bytes(a));
+            ring.nextSqe().readFixed(FileTarget.fd(fd), b.asSlice(4096, 4096), 0, 11).userData(2);
+            assertEquals(4096, one(ring).res());
+            assertArrayEquals(java.util.Arrays.copyOfRange(pattern(8192, 4), 0, 4096), bytes(b.asSlice(4096, 4096)));
+
+            ring.updateBuffers(3, MemorySegment.NULL);
+            IllegalArgumentException empty = assertThrows(IllegalArgumentException.class,
+                    () -> ring.nextSqe().readFixed(FileTarget.fd(fd), a, 0, 3));
+            assertTrue(empty.getMessage().contains("empty"), empty.getMessage());
+            assertEquals(0, ring.sqPending());
+            ring.nextSqe().readFixed(FileTarget.fd(fd), b.asSlice(0, 4096), 0, 10).userData(3);
+            assertEquals(4096, one(ring).res(), "the other range is untouched");
+
+            assertThrows(IllegalArgumentException.class, () -> ring.updateBuffers(15, a, a), "past the table");
+            assertThrows(IllegalArgumentException.class, () -> ring.updateBuffers(-1, a));
+            assertThrows(IllegalArgumentException.class,
+                    () -> ring.updateBuffers(0, MemorySegment.ofArray(new byte[4096])));
+            ring.nextSqe().readFixed(FileTarget.fd(fd), b.asSlice(4096, 4096), 0, 11).userData(4);
+            assertEquals(4096, one(ring).res(), "refused updates changed nothing");
+            ring.unregisterBuffers();
+            assertThrows(IllegalStateException.class, () -> ring.updateBuffers(0, a), "no table any more");
+        } finally {
+            Rings.close(fd);
+        }
+    }
 }

@@ -17,6 +17,7 @@ import io.github.uring4j.ring.UringException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
 
 /**
  * Writes a slot's entries into the ring, one request kind (and stage) at a time. Each entry is counted the moment
@@ -47,6 +48,8 @@ final class Encoder {
     static final int CLOSE_QUIESCE = 0;
     static final int CLOSE_SYSCALLS = 1;
 
+    /** Slots of the sparse registered-buffer table ({@code IORING_MAX_REG_BUFFERS}). */
+    static final int BUFFER_TABLE = 1 << 14;
     /** "" for statx with AT_EMPTY_PATH. */
     private static final MemorySegment EMPTY_PATH = Arena.global().allocateFrom("");
 
@@ -56,10 +59,17 @@ final class Encoder {
     private boolean fileTable;
     private int[] freeFixed = new int[0];
     private int freeFixedTop;
-    private PinnedRegion fixedRegion;
-    private long fixedBase;
-    private long fixedEnd;
-    private long fixedSize;
+    /**
+     * Registered-buffer table: -1 not made yet, 0 none (a kernel before 5.19 takes one set of buffers at a time),
+     * else its slots, where each registered region holds a range.
+     */
+    private int bufferTable = -1;
+    /** The registered regions, and for each its first slot, its address range and its buffers' size. */
+    private PinnedRegion[] fixedRegions = new PinnedRegion[0];
+    private int[] fixedFirst = new int[0];
+    private long[] fixedBase = new long[0];
+    private long[] fixedEnd = new long[0];
+    private long[] fixedSize = new long[0];
 
     Encoder(EventLoop loop) {
         this.loop = loop;
@@ -96,33 +106,131 @@ final class Encoder {
 
     // ---- registered buffers (set by a Task on this thread)
 
+    /**
+     * Registers {@code region}'s buffers with this ring: into a free range of a sparse table of
+     * {@value #BUFFER_TABLE} slots, made at the first registration, so that regions come and go independently; on a
+     * kernel without sparse tables, as the ring's one set of buffers ({@code EBUSY} while another is registered).
+     */
     void registerBuffers(PinnedRegion region) throws UringException {
         MemorySegment[] bufs = new MemorySegment[region.count()];
         for (int i = 0; i < bufs.length; i++) {
             bufs[i] = region.memory().asSlice((long) i * region.bufferSize(), region.bufferSize());
         }
-        ring.registerBuffers(bufs);
-        fixedRegion = region;
-        fixedBase = region.base();
-        fixedSize = region.bufferSize();
-        fixedEnd = fixedBase + fixedSize * region.count();
+        if (bufferTable < 0) {
+            try {
+                ring.registerBuffersSparse(BUFFER_TABLE);
+                bufferTable = BUFFER_TABLE;
+            } catch (UringException e) {
+                bufferTable = 0;
+            }
+        }
+        int first = 0;
+        if (bufferTable == 0) {
+            ring.registerBuffers(bufs);
+        } else {
+            first = freeSlots(bufs.length);
+            if (first < 0) {
+                throw new IllegalStateException("the ring's registered-buffer table (" + bufferTable + " slots) has no "
+                        + bufs.length + " free slots in a row: the pools registered with this executor hold "
+                        + usedSlots());
+            }
+            ring.updateBuffers(first, bufs);
+        }
+        int n = fixedRegions.length;
+        fixedRegions = Arrays.copyOf(fixedRegions, n + 1);
+        fixedFirst = Arrays.copyOf(fixedFirst, n + 1);
+        fixedBase = Arrays.copyOf(fixedBase, n + 1);
+        fixedEnd = Arrays.copyOf(fixedEnd, n + 1);
+        fixedSize = Arrays.copyOf(fixedSize, n + 1);
+        fixedRegions[n] = region;
+        fixedFirst[n] = first;
+        fixedBase[n] = region.base();
+        fixedSize[n] = region.bufferSize();
+        fixedEnd[n] = region.base() + (long) region.bufferSize() * region.count();
     }
 
     void unregisterBuffers(PinnedRegion region) throws UringException {
-        if (fixedRegion == region) {
-            fixedRegion = null;
-            fixedBase = 0;
-            fixedEnd = 0;
-            fixedSize = 0;
+        int i = Arrays.asList(fixedRegions).indexOf(region);
+        if (i < 0) {
+            return;
+        }
+        int first = fixedFirst[i];
+        int count = region.count();
+        // Entries prepared this turn may name the region's slots: the kernel resolves them when they are submitted.
+        if (ring.sqPending() > 0) {
+            ring.submit();
+        }
+        fixedRegions = without(fixedRegions, i);
+        fixedFirst = without(fixedFirst, i);
+        fixedBase = without(fixedBase, i);
+        fixedEnd = without(fixedEnd, i);
+        fixedSize = without(fixedSize, i);
+        if (bufferTable == 0) {
             ring.unregisterBuffers();
+        } else {
+            // The kernel keeps each buffer pinned until the operations using it have completed.
+            MemorySegment[] empty = new MemorySegment[count];
+            Arrays.fill(empty, MemorySegment.NULL);
+            ring.updateBuffers(first, empty);
         }
     }
 
+    /** The lowest first of {@code count} free slots in a row of the table, or -1. */
+    private int freeSlots(int count) {
+        int best = -1;
+        for (int c = -1; c < fixedFirst.length; c++) {
+            int at = c < 0 ? 0 : fixedFirst[c] + fixedRegions[c].count(); // the start, or just after a range
+            if (at > bufferTable - count || (best >= 0 && at >= best)) {
+                continue;
+            }
+            boolean free = true;
+            for (int i = 0; i < fixedFirst.length && free; i++) {
+                free = fixedFirst[i] >= at + count || fixedFirst[i] + fixedRegions[i].count() <= at;
+            }
+            if (free) {
+                best = at;
+            }
+        }
+        return best;
+    }
+
+    private String usedSlots() {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < fixedRegions.length; i++) {
+            sb.append(i == 0 ? "" : ", ").append(fixedFirst[i]).append("..")
+                    .append(fixedFirst[i] + fixedRegions[i].count() - 1);
+        }
+        return sb.length() == 0 ? "none" : sb.toString();
+    }
+
+    private static PinnedRegion[] without(PinnedRegion[] a, int i) {
+        PinnedRegion[] r = Arrays.copyOf(a, a.length - 1);
+        System.arraycopy(a, i + 1, r, i, a.length - 1 - i);
+        return r;
+    }
+
+    private static int[] without(int[] a, int i) {
+        int[] r = Arrays.copyOf(a, a.length - 1);
+        System.arraycopy(a, i + 1, r, i, a.length - 1 - i);
+        return r;
+    }
+
+    private static long[] without(long[] a, int i) {
+        long[] r = Arrays.copyOf(a, a.length - 1);
+        System.arraycopy(a, i + 1, r, i, a.length - 1 - i);
+        return r;
+    }
+
+    /** The registered slot holding {@code address .. address + length}, or -1. */
     private int fixedIndex(long address, int length) {
-        if (address >= fixedBase && address < fixedEnd) {
-            long idx = (address - fixedBase) / fixedSize;
-            if (address + length <= fixedBase + (idx + 1) * fixedSize) {
-                return (int) idx;
+        long[] bases = fixedBase;
+        for (int i = 0; i < bases.length; i++) {
+            if (address >= bases[i] && address < fixedEnd[i]) {
+                long idx = (address - bases[i]) / fixedSize[i];
+                if (address + length <= bases[i] + (idx + 1) * fixedSize[i]) {
+                    return fixedFirst[i] + (int) idx;
+                }
+                return -1;
             }
         }
         return -1;

@@ -253,7 +253,8 @@ public final class UringBackend implements IoBackend {
             } catch (CompletionException e) {
                 Throwable c = e.getCause();
                 if (failure == null) {
-                    failure = c instanceof UringException u ? u.getMessage() : String.valueOf(c);
+                    failure = c instanceof UringException || c instanceof IllegalStateException ? c.getMessage()
+                            : String.valueOf(c);
                 }
             }
         }
