@@ -74,6 +74,8 @@ class ChildJvmTest {
         assertTrue(failure.contains("ENOMEM"), failure);
         assertTrue(failure.contains("64 KiB"), "the message shows the limit: " + failure);
         assertTrue(out.contains("IO OK"), out.toString());
+        assertTrue(out.contains("SMALL REGISTERED true "), out.toString());
+        assertTrue(out.contains("SMALL IO OK"), out.toString());
     }
 
     /**

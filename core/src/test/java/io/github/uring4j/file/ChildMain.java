@@ -192,7 +192,10 @@ public final class ChildMain {
         System.out.println("DROPIN-STATS " + io.github.uring4j.nio.UringFiles.statistics());
     }
 
-    /** Case 22: registering buffers over the memlock limit falls back to unregistered I/O. */
+    /**
+     * Case 22: registering buffers over the memlock limit falls back to unregistered I/O; a pool that fits registers
+     * after it.
+     */
     static void memlock(Path file) throws Exception {
         try (IoExecutor io = IoExecutor.builder().backend(Backend.IO_URING).loops(1).entries(8)
                         .inFlightLimit(8).build();
@@ -213,6 +216,18 @@ public final class ChildMain {
             }
             System.out.println("IO " + (w == 65536 && r == 65536 && same ? "OK" : "BAD"));
             pool.release(m);
+            // The refused pool left no slot and no locked memory behind: a small one fits under the limit.
+            try (BufferPool small = BufferPool.builder().bufferSize(4096).count(2).register(io).build()) {
+                System.out.println("SMALL REGISTERED " + small.isRegistered() + " "
+                        + small.registrationFailure().orElse(""));
+                ByteBuffer b = small.acquireBuffer();
+                var u = (io.github.uring4j.engine.uring.UringBackend) io.backend;
+                long fixed = u.fixedOps();
+                int n = f.read(b, 100).join();
+                System.out.println("SMALL IO " + (n == 4096 && u.fixedOps() == fixed + 1 && b.get(0) == (byte) 100 && b.get(4095) == (byte) (100 + 4095)
+                        ? "OK" : "BAD " + n));
+                small.release(b);
+            }
         }
     }
 
