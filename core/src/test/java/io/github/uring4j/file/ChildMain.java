@@ -197,7 +197,7 @@ public final class ChildMain {
      * after it.
      */
     static void memlock(Path file) throws Exception {
-        try (IoExecutor io = IoExecutor.builder().backend(Backend.IO_URING).loops(1).entries(8)
+        try (IoExecutor io = IoExecutor.builder().backend(Backend.IO_URING).loops(1).entries(8).callerReads(false)
                         .inFlightLimit(8).build();
                 BufferPool pool = BufferPool.builder().bufferSize(64 * 1024).count(16).register(io).build();
                 AsyncFile f = AsyncFile.open(io, file, StandardOpenOption.READ, StandardOpenOption.WRITE).join()) {
