@@ -243,6 +243,9 @@ class SetupAndRegistrationTest {
         Files.write(f, pattern(8192, 4));
         int fd = Rings.open(f, Uapi.O_RDONLY | Uapi.O_CLOEXEC, 0);
         try (IoUring ring = IoUring.open(8); Arena arena = Arena.ofConfined()) {
+            assertThrows(IllegalArgumentException.class, () -> ring.registerBuffersSparse(0));
+            UringException tooMany = assertThrows(UringException.class, () -> ring.registerBuffersSparse(1 << 20));
+            assertEquals(Errno.EINVAL, tooMany.errno(), "the kernel's table holds 16384 at most");
             ring.registerBuffersSparse(16);
             MemorySegment a = arena.allocate(4096, 4096);
             MemorySegment b = arena.allocate(8192, 4096);
@@ -269,6 +272,22 @@ class SetupAndRegistrationTest {
             assertThrows(IllegalArgumentException.class, () -> ring.updateBuffers(-1, a));
             assertThrows(IllegalArgumentException.class,
                     () -> ring.updateBuffers(0, MemorySegment.ofArray(new byte[4096])));
+            MemorySegment gone;
+            try (Arena closed = Arena.ofConfined()) {
+                gone = closed.allocate(4096, 4096);
+            }
+            MemorySegment freed = gone;
+            assertThrows(IllegalStateException.class, () -> ring.updateBuffers(0, freed), "a closed arena's memory");
+            Throwable[] other = new Throwable[1];
+            Thread t = Thread.ofPlatform().start(() -> {
+                try {
+                    ring.updateBuffers(0, a);
+                } catch (Throwable e) {
+                    other[0] = e;
+                }
+            });
+            t.join();
+            assertTrue(other[0] instanceof WrongThreadException, String.valueOf(other[0]));
             ring.nextSqe().readFixed(FileTarget.fd(fd), b.asSlice(4096, 4096), 0, 11).userData(4);
             assertEquals(4096, one(ring).res(), "refused updates changed nothing");
             ring.unregisterBuffers();
