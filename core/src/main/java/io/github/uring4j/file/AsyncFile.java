@@ -790,7 +790,9 @@ public final class AsyncFile implements AutoCloseable {
      * {@code targetPosition}, inside the kernel ({@code copy_file_range}: the page cache copies to itself, or the file
      * system shares the extents), on a helper thread rather than an event loop, since the call blocks for as long as
      * the copy takes. Fewer bytes are copied when this file ends first (0 when {@code position} is at or past its
-     * end), as {@link java.nio.channels.FileChannel#transferTo} does. Both files are duplicated when the call is
+     * end), as {@link java.nio.channels.FileChannel#transferTo} does: a regular file is copied up to its size when
+     * the copy starts, so bytes appended meanwhile are not copied, nor those the copy itself appends when
+     * {@code target} is this file (one that says it is empty, as those of {@code /proc} do, is read until it ends). Both files are duplicated when the call is
      * made: closing either meanwhile does not stop the copy, and no descriptor outlives it. Between files the kernel
      * cannot copy (another file system on an older kernel) the helper copies through a buffer; without native
      * access, through reads and writes of the two files. The future completes on the helper thread (or the

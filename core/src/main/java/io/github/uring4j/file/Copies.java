@@ -4,6 +4,9 @@ import io.github.uring4j.engine.FileHandle;
 import io.github.uring4j.engine.KernelCopy;
 import io.github.uring4j.linux.Errno;
 import io.github.uring4j.linux.LeanCalls;
+import io.github.uring4j.linux.Statx;
+import io.github.uring4j.linux.Uapi;
+import io.github.uring4j.ring.StatxBuffer;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -55,8 +58,17 @@ final class Copies {
             return result;
         }
         if (LeanCalls.problem() != null) {
-            chained(from, position, count, to, targetPosition, ByteBuffer.allocateDirect((int) Math.min(CHUNK, count)),
-                    0, result);
+            // the size first, as below: a copy onto its own source's end must end (a size of 0 may be a FIFO's or a
+            // device's, which are read until they end)
+            from.size().whenComplete((size, e) -> {
+                if (e != null) {
+                    result.completeExceptionally(e);
+                    return;
+                }
+                long n = size == 0 ? count : Math.min(count, Math.max(0, size - position));
+                chained(from, position, n, to, targetPosition, ByteBuffer.allocateDirect((int) Math.max(1,
+                        Math.min(CHUNK, n))), 0, result);
+            });
             return result;
         }
         int inFd;
@@ -121,8 +133,24 @@ final class Copies {
         String inPath = from.path;
         String outPath = to.path;
         MemorySegment capture = LeanCalls.allocateCapture(a);
+        // As the JDK's transferTo: a regular source is copied up to its size now. Bytes appended meanwhile are not
+        // copied, nor those the copy itself appends when the target is the same file (it would never end). One that
+        // says it is empty (those of /proc) is read until it ends, as the JDK's channel reads it.
+        StatxBuffer st = StatxBuffer.allocate(a);
+        int r = LeanCalls.statx(capture, in, a.allocateFrom(""), Uapi.AT_EMPTY_PATH, Statx.STATX_TYPE | Statx.STATX_SIZE,
+                st.segment());
+        if (r < 0) {
+            throw new FileIOException(-r, "statx", inPath, -1, Errno.name(-r) + " asking the size of " + inPath
+                    + " for a copy");
+        }
+        if (st.isRegularFile() && st.size() > 0) {
+            count = Math.min(count, Math.max(0, st.size() - inPos));
+        }
         MemorySegment offsets = a.allocate(16, 8);
         long done = 0;
+        if (count == 0) {
+            return 0;
+        }
         KernelCopy.Result pieces = KernelCopy.copy(in, inPos, out, outPos, count);
         if (pieces != null) {
             // several pieces at once; what they could not copy is left to the loop below, which says why

@@ -980,6 +980,36 @@ abstract class AsyncFileContract {
                 java.util.Arrays.copyOfRange(got, data.length + 100, data.length + 112));
     }
 
+    /**
+     * A copy of a file onto its own end with no count to speak of ({@code Long.MAX_VALUE}) copies the size the file
+     * had when the copy started, as the JDK's {@code transferTo} does; it ran on until the disk was full.
+     */
+    @Test
+    void transferToOntoItsOwnEndCopiesTheSizeItHadAtTheStart() throws Exception {
+        byte[] data = pattern((1 << 20) + 4321, 44);
+        Path p = file("copy-self", data);
+        try (AsyncFile f = open(p, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            assertEquals((long) data.length, get(f.transferTo(0, Long.MAX_VALUE, f, data.length)));
+            assertEquals(2L * data.length, get(f.size()));
+            assertEquals(100L, get(f.transferTo(2L * data.length - 100, Long.MAX_VALUE, f, 2L * data.length)));
+        }
+        // A file that says it is empty is read until it ends.
+        Path copy = dir.resolve("copy-proc");
+        try (AsyncFile proc = open(Path.of("/proc/self/mounts"));
+                AsyncFile out = open(copy, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+            assertEquals(0L, get(proc.size()));
+            long n = get(proc.transferTo(0, Long.MAX_VALUE, out, 0));
+            assertTrue(n > 0, "bytes copied from /proc/self/mounts: " + n);
+            assertEquals(n, Files.size(copy));
+        }
+        byte[] got = Files.readAllBytes(p);
+        assertEquals(2 * data.length + 100, got.length);
+        assertArrayEquals(data, java.util.Arrays.copyOfRange(got, 0, data.length));
+        assertArrayEquals(data, java.util.Arrays.copyOfRange(got, data.length, 2 * data.length));
+        assertArrayEquals(java.util.Arrays.copyOfRange(data, data.length - 100, data.length),
+                java.util.Arrays.copyOfRange(got, 2 * data.length, got.length));
+    }
+
     @Test
     void transferToSurvivesClosingBothFilesAndLeaksNoDescriptor() throws Exception {
         byte[] data = pattern(8 << 20, 43);
