@@ -170,7 +170,8 @@ public final class Request extends MpscQueue.Node {
     /** Succeeds with {@code value} (bytes, a size, -1 at end of file, 0 for void operations). */
     public void succeed(long value) {
         Throwable copy = null;
-        if (value > 0 && !isCancelled()) {
+        // A client told already (a timeout, a close) may be using its buffer again: nothing more is delivered to it.
+        if (value > 0 && !isCancelled() && !told) {
             copy = Memory.finish(this, value);
         }
         end(value, null, copy);

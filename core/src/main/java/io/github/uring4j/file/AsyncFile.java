@@ -81,7 +81,8 @@ import java.util.concurrent.CompletionException;
  * file's {@linkplain IoExecutor.Builder#inFlightLimit in-flight limit}) times out there as well, and the chunks of a
  * {@code readFully}/{@code writeFully} share one timeout. The threads backend cannot interrupt a blocking call: it
  * reports the timeout on time and lets the call finish on its worker, keeping the buffer until then (a timed-out read
- * may still have filled it, a timed-out write may still have written). {@link Duration#ZERO} (counted as one
+ * may still have filled a direct buffer or a segment, but no buffer's position moves and a heap buffer gets nothing
+ * after the timeout was reported; a timed-out write may still have written). {@link Duration#ZERO} (counted as one
  * nanosecond) lets only an operation that ends at once succeed: on io_uring one the kernel completes without waiting (a
  * read from the page cache), on the threads backend, whose timer runs beside its workers, practically none.
  *

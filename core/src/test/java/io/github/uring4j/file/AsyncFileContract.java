@@ -739,6 +739,45 @@ abstract class AsyncFileContract {
         return h;
     }
 
+    /**
+     * A read reported timed out delivers nothing afterwards, though its call may still end with bytes (the threads
+     * backend cannot stop its {@code pread}): the buffer's position stays where it was and a heap buffer's array is
+     * not written; a read that succeeds moves the bytes and the position. Before, the threads backend advanced the
+     * position after the timeout was reported (and would have copied into a heap buffer the caller had taken back).
+     */
+    @Test
+    void aReadReportedTimedOutDeliversNothingAfterwards() throws Exception {
+        byte[] data = pattern(4096, 45);
+        Path p = file("timed-deliver", data);
+        try (AsyncFile f = open(p)) {
+            int timedOut = 0;
+            for (int i = 0; i < 40; i++) {
+                ByteBuffer b = i % 2 == 0 ? ByteBuffer.allocate(4096) : ByteBuffer.allocateDirect(4096);
+                for (int j = 0; j < 4096; j++) {
+                    b.put(j, (byte) 0x5A);
+                }
+                Throwable t = failure(f.withTimeout(java.time.Duration.ZERO).read(b, 0));
+                UringExecutorTest.waitIdle(io);
+                if (t == null) {
+                    assertEquals(4096, b.position());
+                    byte[] got = new byte[4096];
+                    b.get(0, got);
+                    assertArrayEquals(data, got);
+                } else {
+                    assertInstanceOf(java.nio.channels.InterruptedByTimeoutException.class, t);
+                    timedOut++;
+                    assertEquals(0, b.position(), "a timed-out read moved the position");
+                    if (b.hasArray()) {
+                        for (int j = 0; j < 4096; j++) {
+                            assertEquals((byte) 0x5A, b.get(j), "a timed-out read wrote into the heap buffer at " + j);
+                        }
+                    }
+                }
+            }
+            System.out.println(backend() + ": " + timedOut + " of 40 zero-timeout reads timed out");
+        }
+    }
+
     /** Per-operation timeout: io_uring attaches LINK_TIMEOUT; the threads backend reports it from a timer. */
     @Test
     void readWithTimeoutFailsWithInterruptedByTimeout() throws Exception {
