@@ -229,6 +229,7 @@ public final class AsyncFile implements AutoCloseable {
     private static final Set<OpenOption> READ_ONLY = Set.of(StandardOpenOption.READ);
 
     private static Request readFileRequest(IoExecutor executor, Path path) {
+        Objects.requireNonNull(executor, "executor");
         OpenSpec spec = OpenOptions.parse(path, READ_ONLY);
         executor.checkOpen();
         Request r = executor.backend.acquire();
@@ -249,6 +250,7 @@ public final class AsyncFile implements AutoCloseable {
     }
 
     private static Request openRequest(IoExecutor executor, Path path, Set<? extends OpenOption> options) {
+        Objects.requireNonNull(executor, "executor");
         OpenSpec spec = OpenOptions.parse(path, options);
         executor.checkOpen();
         Request r = executor.backend.acquire();
