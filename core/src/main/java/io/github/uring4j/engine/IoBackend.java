@@ -50,6 +50,30 @@ public interface IoBackend {
     /** Stops accepting requests, ends everything in flight, closes the files, frees the rest. Idempotent. */
     void shutdown();
 
+    /**
+     * Waits for {@code done} (a close) unless a thread that must complete it is kept from its work: an event loop
+     * that has not turned for two seconds, held by code of the client's that blocks it (a completion handler or a
+     * continuation waiting for something) or by a system call that does not return. Returns null once {@code done}
+     * completed, or which thread holds it up and where. An interrupt does not end the wait; the flag is kept.
+     */
+    default String awaitUnlessHeldUp(java.util.concurrent.CompletableFuture<?> done) {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                done.get();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.CancellationException e) {
+                break;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        return null;
+    }
+
     boolean isOpen();
 
     /** Requests in the kernel or on a worker right now. */

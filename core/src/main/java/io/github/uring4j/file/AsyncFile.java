@@ -3,6 +3,7 @@ package io.github.uring4j.file;
 import io.github.uring4j.engine.CallerReads;
 import io.github.uring4j.engine.Completion;
 import io.github.uring4j.engine.FileHandle;
+import io.github.uring4j.engine.Log;
 import io.github.uring4j.engine.IoBackend;
 import io.github.uring4j.engine.Memory;
 import io.github.uring4j.engine.OpenSpec;
@@ -758,7 +759,10 @@ public final class AsyncFile implements AutoCloseable {
      * the thread that closes the file tells its operations that they failed): there it returns once the close is
      * under way. It waits for the close
      * itself, not for the {@linkplain IoExecutor.Builder#futureExecutor future executor} to complete the future, so
-     * a stage running there may close a file.
+     * a stage running there may close a file. Nor does it wait for ever for an event loop that code of yours keeps
+     * from its work (a completion handler or continuation that blocks it): once that loop has not turned for two
+     * seconds, it logs a warning with the loop's stack and returns; the file is closed for its callers, and its
+     * descriptor is closed when the loop runs again.
      */
     @Override
     public void close() throws IOException {
@@ -777,6 +781,12 @@ public final class AsyncFile implements AutoCloseable {
             f = c.settled;
         }
         Waits.spin(f, executor.waitSpinNanos);
+        String heldUp = executor.backend.awaitUnlessHeldUp(f);
+        if (heldUp != null) {
+            // the file is closed for its callers already; the descriptor goes when the loop runs again
+            Log.warn("close of " + handle.path + " returns before its " + heldUp);
+            return;
+        }
         try {
             f.join();
         } catch (CompletionException e) {

@@ -58,6 +58,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * still open, and frees the rings. A second call does nothing. Called on an event loop thread (in a completion, of
  * this executor or another), it starts all that and returns at once: waiting there could stop the loop that must
  * finish it, or wait for a loop that waits for this one (two executors closing each other from their handlers).
+ * Nor does it wait for ever for a thread that code of yours keeps from its work (a completion handler or
+ * continuation that blocks an event loop, or a call on a worker of the threads backend that does not return): after
+ * two seconds without progress there it logs a warning, with the loop's stack, and returns; that thread finishes its
+ * part when it runs again.
  */
 public final class IoExecutor implements AutoCloseable {
     /** System property choosing the default backend: {@code auto}, {@code io_uring} or {@code threads}. */

@@ -401,21 +401,30 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         if (!h.beginClose()) {
             return;
         }
-        Waiter w = new Waiter();
+        java.util.concurrent.CompletableFuture<Void> closed = new java.util.concurrent.CompletableFuture<>();
         IoBackend backend = h.backend();
         Request r = backend.acquire();
         r.kind = Request.CLOSE;
         r.handle = h;
-        r.completion = Waiter.WAKE;
-        r.target = w;
+        r.completion = RING_COPY_CLOSED;
+        r.target = closed;
         // not on an event loop of any executor: its own would wait for itself, another's for a loop that may wait
         // for this one
         boolean wait = !io.github.uring4j.engine.uring.UringBackend.onAnyLoop();
         backend.submit(r);
         if (wait) {
-            w.awaitUninterruptibly();
+            // nor for ever for a loop that code of the user's keeps from its work (a handler of theirs that blocks)
+            String heldUp = backend.awaitUnlessHeldUp(closed);
+            if (heldUp != null) {
+                io.github.uring4j.engine.Log.warn("close of " + path + " returns before its " + heldUp);
+            }
         }
     }
+
+    /** Completes the close's future ({@link #closeRingCopy}). */
+    @SuppressWarnings("unchecked")
+    private static final Completion RING_COPY_CLOSED = (target, attachment, value, opened, error) ->
+            ((java.util.concurrent.CompletableFuture<Void>) target).complete(null);
 
     /** The ring's descriptor of this file (a {@code dup}), made on first use. */
     private FileHandle handle() throws IOException {

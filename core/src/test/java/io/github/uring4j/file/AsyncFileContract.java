@@ -778,6 +778,66 @@ abstract class AsyncFileContract {
         }
     }
 
+    /**
+     * A completion handler that blocks for as long as it likes holds its own thread (an event loop, or a worker),
+     * and no more: closing its file and then its executor from another thread return (after about two seconds
+     * without progress there, with a warning) instead of waiting for it for ever; once the handler returns, the
+     * loop finishes what the closes started and no descriptor is left. Before, both closes waited for the handler on
+     * io_uring.
+     */
+    @Test
+    void closesDoNotWaitForEverForAHandlerThatBlocks() throws Exception {
+        Path p = file("held", pattern(4096, 46));
+        int before = TestFiles.openFds();
+        CountDownLatch inHandler = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AsyncFile f = open(p);
+        f.read(ByteBuffer.allocateDirect(16), 0, null, new CompletionHandler<Integer, Object>() {
+            @Override
+            public void completed(Integer n, Object a) {
+                inHandler.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+
+            @Override
+            public void failed(Throwable e, Object a) {
+                inHandler.countDown();
+            }
+        });
+        assertTrue(inHandler.await(30, TimeUnit.SECONDS));
+        CompletableFuture<Integer> queued = f.read(ByteBuffer.allocateDirect(16), 0);
+        try {
+            CompletableFuture<Void> closes = CompletableFuture.runAsync(() -> {
+                try {
+                    f.close();
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+                io.close();
+            });
+            get(closes.orTimeout(60, TimeUnit.SECONDS));
+            assertFalse(f.isOpen());
+            assertThrows(IllegalStateException.class, () -> AsyncFile.open(io, p), "the executor is closed");
+        } finally {
+            release.countDown();
+        }
+        Throwable q = failure(queued);
+        assertTrue(q == null || q instanceof java.nio.channels.AsynchronousCloseException
+                || q instanceof ClosedChannelException, String.valueOf(q));
+        // The file's descriptor goes, and on io_uring the ring's too, once the loop has finished the closes.
+        int after = before - (backend() == Backend.IO_URING ? 1 : 0);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (TestFiles.openFds() > after && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertTrue(TestFiles.openFds() <= after, "descriptors left: " + TestFiles.fdTargets());
+        assertFalse(TestFiles.fdTargets().toString().contains(p.toString()), TestFiles.fdTargets().toString());
+    }
+
     /** Per-operation timeout: io_uring attaches LINK_TIMEOUT; the threads backend reports it from a timer. */
     @Test
     void readWithTimeoutFailsWithInterruptedByTimeout() throws Exception {

@@ -4,6 +4,7 @@ import static io.github.uring4j.nio.Conform.pattern;
 import static java.nio.file.StandardOpenOption.READ;
 import static java.nio.file.StandardOpenOption.WRITE;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -91,6 +92,85 @@ class UringFileChannelTest extends FileChannelContract {
             java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(1);
             assertEquals(1, ch.read(b));
             assertEquals(42, b.get(0));
+        }
+    }
+
+    /**
+     * A drop-in channel whose reads went through the ring closes even while a completion handler of the user's keeps
+     * the shared executor's loop from its work: after about two seconds without progress there, with a warning,
+     * instead of waiting for the handler for ever; once the handler returns, the ring's descriptor of the file goes.
+     */
+    @Test
+    void closingWhileAHandlerHoldsTheLoopReturns() throws Exception {
+        Path fifo = Conform.fifo(dir, "heldFifo");
+        Path p = dir.resolve("held");
+        java.nio.file.Files.write(p, pattern(100, 4));
+        FileChannel ch = open(fifo, READ, WRITE);
+        // a read of the empty FIFO waits in the ring: the channel now has the ring's copy of its descriptor
+        java.util.concurrent.CompletableFuture<Integer> waiting = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                return ch.read(java.nio.ByteBuffer.allocate(1));
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        Thread.sleep(100);
+        // written through a descriptor of its own: the waiting relative read holds the channel's position lock
+        try (FileChannel writer = FileChannel.open(fifo, WRITE)) {
+            assertEquals(1, writer.write(java.nio.ByteBuffer.wrap(new byte[] {7})));
+        }
+        assertEquals(1, Conform.await(waiting));
+        java.util.concurrent.CountDownLatch inHandler = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        try (io.github.uring4j.file.AsyncFile f = io.github.uring4j.file.AsyncFile.open(p, READ).join()) {
+            f.read(java.nio.ByteBuffer.allocateDirect(10), 0, null,
+                    new java.nio.channels.CompletionHandler<Integer, Object>() {
+                        @Override
+                        public void completed(Integer n, Object a) {
+                            inHandler.countDown();
+                            try {
+                                release.await();
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                            }
+                        }
+
+                        @Override
+                        public void failed(Throwable e, Object a) {
+                            inHandler.countDown();
+                        }
+                    });
+            assertTrue(inHandler.await(30, java.util.concurrent.TimeUnit.SECONDS));
+            try {
+                java.util.concurrent.CompletableFuture<Void> close = java.util.concurrent.CompletableFuture.runAsync(() -> {
+                    try {
+                        ch.close();
+                    } catch (java.io.IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                });
+                Conform.await(close.orTimeout(60, java.util.concurrent.TimeUnit.SECONDS)); // it used to wait for the handler
+                assertFalse(ch.isOpen());
+            } finally {
+                release.countDown();
+            }
+        }
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+        while (openOn(fifo) && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertFalse(openOn(fifo), "a descriptor of the FIFO is left");
+    }
+
+    private static boolean openOn(Path file) throws java.io.IOException {
+        try (var fds = java.nio.file.Files.list(Path.of("/proc/self/fd"))) {
+            return fds.anyMatch(fd -> {
+                try {
+                    return java.nio.file.Files.readSymbolicLink(fd).equals(file);
+                } catch (java.io.IOException e) {
+                    return false; // closed meanwhile (the listing's own descriptor among them)
+                }
+            });
         }
     }
 }

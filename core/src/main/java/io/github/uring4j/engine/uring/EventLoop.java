@@ -168,6 +168,24 @@ final class EventLoop implements Runnable {
         return (boolean) ASLEEP.getOpaque(this);
     }
 
+    /**
+     * Says that this loop, which has not turned for {@code nanos}, holds something up: its name, thread and the top
+     * of its stack (code of the client's that blocks it, or a system call), and that it finishes its part when it
+     * runs again.
+     */
+    String heldUp(long nanos) {
+        Thread t = thread;
+        StringBuilder where = new StringBuilder();
+        StackTraceElement[] stack = t.getStackTrace();
+        for (int i = 0; i < Math.min(8, stack.length); i++) {
+            where.append("\n\tat ").append(stack[i]);
+        }
+        return "event loop " + name + " (" + t.getName() + ") finished its part: it has not turned for "
+                + java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(nanos) + " ms, held by code of yours that waits"
+                + " (a CompletionHandler or a continuation) or a system call that does not return, and does it when it"
+                + " runs again. It is here:" + where;
+    }
+
     boolean isDead() {
         return dead;
     }

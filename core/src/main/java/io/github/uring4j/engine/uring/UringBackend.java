@@ -339,25 +339,60 @@ public final class UringBackend implements IoBackend {
             // closing each other from their handlers would each wait for the other's loop for ever).
             return;
         }
-        boolean interrupted = false;
         for (EventLoop l : loops) {
-            while (true) {
-                try {
-                    l.terminated.get();
-                    break;
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                } catch (ExecutionException e) {
-                    break;
-                }
+            String heldUp = awaitUnlessHeldUp(l.terminated);
+            if (heldUp != null) {
+                // Its files, ring and memory are let go when the loop runs again and ends.
+                io.github.uring4j.engine.Log.warn("the executor's close returns before its " + heldUp);
             }
         }
         ExecutorService b = blocking;
         if (b != null) {
             b.shutdown();
         }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
+    }
+
+    /** How long a close waits for a loop that does not turn before it returns without it. */
+    static final long HELD_UP_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(2);
+
+    @Override
+    public String awaitUnlessHeldUp(CompletableFuture<?> done) {
+        long[] lastTurn = new long[loops.length];
+        long[] sameSince = new long[loops.length];
+        long start = System.nanoTime();
+        for (int i = 0; i < loops.length; i++) {
+            lastTurn[i] = loops[i].turns();
+            sameSince[i] = start;
+        }
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    done.get(50, java.util.concurrent.TimeUnit.MILLISECONDS);
+                    return null;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException | java.util.concurrent.CancellationException e) {
+                    return null;
+                } catch (java.util.concurrent.TimeoutException e) {
+                    // look at the loops
+                }
+                long now = System.nanoTime();
+                for (int i = 0; i < loops.length; i++) {
+                    EventLoop l = loops[i];
+                    long turn = l.turns();
+                    if (turn != lastTurn[i] || l.asleepInKernel() || l.terminated.isDone()) {
+                        lastTurn[i] = turn;
+                        sameSince[i] = now;
+                    } else if (now - sameSince[i] >= HELD_UP_NANOS) {
+                        return l.heldUp(now - sameSince[i]);
+                    }
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
