@@ -789,26 +789,10 @@ abstract class AsyncFileContract {
     void closesDoNotWaitForEverForAHandlerThatBlocks() throws Exception {
         Path p = file("held", pattern(4096, 46));
         int before = TestFiles.openFds();
-        CountDownLatch inHandler = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
+        HeldHandler held = new HeldHandler();
         AsyncFile f = open(p);
-        f.read(ByteBuffer.allocateDirect(16), 0, null, new CompletionHandler<Integer, Object>() {
-            @Override
-            public void completed(Integer n, Object a) {
-                inHandler.countDown();
-                try {
-                    release.await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-
-            @Override
-            public void failed(Throwable e, Object a) {
-                inHandler.countDown();
-            }
-        });
-        assertTrue(inHandler.await(30, TimeUnit.SECONDS));
+        f.read(ByteBuffer.allocateDirect(16), 0, null, held);
+        assertTrue(held.entered.await(30, TimeUnit.SECONDS));
         CompletableFuture<Integer> queued = f.read(ByteBuffer.allocateDirect(16), 0);
         try {
             CompletableFuture<Void> closes = CompletableFuture.runAsync(() -> {
@@ -823,7 +807,7 @@ abstract class AsyncFileContract {
             assertFalse(f.isOpen());
             assertThrows(IllegalStateException.class, () -> AsyncFile.open(io, p), "the executor is closed");
         } finally {
-            release.countDown();
+            held.release();
         }
         Throwable q = failure(queued);
         assertTrue(q == null || q instanceof java.nio.channels.AsynchronousCloseException

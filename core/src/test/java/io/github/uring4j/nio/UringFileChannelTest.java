@@ -120,27 +120,10 @@ class UringFileChannelTest extends FileChannelContract {
             assertEquals(1, writer.write(java.nio.ByteBuffer.wrap(new byte[] {7})));
         }
         assertEquals(1, Conform.await(waiting));
-        java.util.concurrent.CountDownLatch inHandler = new java.util.concurrent.CountDownLatch(1);
-        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        io.github.uring4j.file.HeldHandler held = new io.github.uring4j.file.HeldHandler();
         try (io.github.uring4j.file.AsyncFile f = io.github.uring4j.file.AsyncFile.open(p, READ).join()) {
-            f.read(java.nio.ByteBuffer.allocateDirect(10), 0, null,
-                    new java.nio.channels.CompletionHandler<Integer, Object>() {
-                        @Override
-                        public void completed(Integer n, Object a) {
-                            inHandler.countDown();
-                            try {
-                                release.await();
-                            } catch (InterruptedException e) {
-                                Thread.currentThread().interrupt();
-                            }
-                        }
-
-                        @Override
-                        public void failed(Throwable e, Object a) {
-                            inHandler.countDown();
-                        }
-                    });
-            assertTrue(inHandler.await(30, java.util.concurrent.TimeUnit.SECONDS));
+            f.read(java.nio.ByteBuffer.allocateDirect(10), 0, null, held);
+            assertTrue(held.entered.await(30, java.util.concurrent.TimeUnit.SECONDS));
             try {
                 java.util.concurrent.CompletableFuture<Void> close = java.util.concurrent.CompletableFuture.runAsync(() -> {
                     try {
@@ -152,7 +135,7 @@ class UringFileChannelTest extends FileChannelContract {
                 Conform.await(close.orTimeout(60, java.util.concurrent.TimeUnit.SECONDS)); // it used to wait for the handler
                 assertFalse(ch.isOpen());
             } finally {
-                release.countDown();
+                held.release();
             }
         }
         long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
