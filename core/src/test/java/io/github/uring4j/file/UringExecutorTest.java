@@ -727,6 +727,74 @@ class UringExecutorTest {
     }
 
     /**
+     * Pools registered and closed from four threads at once while reads into their buffers are in flight, some pools
+     * closed under a pending read: every read moves the file's bytes (fixed or not), every pool that could register
+     * did, and once all are closed the table is empty again (a pool of the whole table registers).
+     */
+    @Test
+    void poolsRegisteredAndClosedConcurrentlyUnderReadsKeepEveryByte() throws Exception {
+        Path p = dir.resolve("pools");
+        byte[] data = randomFile(p, 5);
+        try (IoExecutor io = IoExecutor.builder().loops(2).callerReads(false).build();
+                AsyncFile f = get(AsyncFile.open(io, p, StandardOpenOption.READ))) {
+            var u = (io.github.uring4j.engine.uring.UringBackend) io.backend;
+            long fixedBefore = u.fixedOps();
+            List<CompletableFuture<Void>> workers = new ArrayList<>();
+            for (int w = 0; w < 4; w++) {
+                int seed = w;
+                workers.add(CompletableFuture.runAsync(() -> {
+                    java.util.Random rnd = new java.util.Random(seed);
+                    try {
+                        for (int round = 0; round < 150; round++) {
+                            int count = 1 + rnd.nextInt(64);
+                            BufferPool pool = BufferPool.builder().bufferSize(4096).count(count).register(io).build();
+                            if (!pool.isRegistered()) {
+                                throw new AssertionError("not registered: " + pool.registrationFailure());
+                            }
+                            List<CompletableFuture<Integer>> reads = new ArrayList<>();
+                            List<ByteBuffer> bufs = new ArrayList<>();
+                            for (int i = 0; i < Math.min(count, 8); i++) {
+                                ByteBuffer b = pool.acquireBuffer();
+                                int at = rnd.nextInt(4096);
+                                b.limit(4096);
+                                bufs.add(b);
+                                reads.add(f.read(b, at).thenApply(n -> {
+                                    for (int j = 0; j < n; j++) {
+                                        if (b.get(j) != data[at + j]) {
+                                            throw new AssertionError("byte " + j + " of a read at " + at);
+                                        }
+                                    }
+                                    return n;
+                                }));
+                            }
+                            if (rnd.nextBoolean()) {
+                                pool.close(); // under the pending reads: their memory stays until they end
+                            }
+                            for (CompletableFuture<Integer> r : reads) {
+                                r.get(30, TimeUnit.SECONDS);
+                            }
+                            for (ByteBuffer b : bufs) {
+                                pool.release(b);
+                            }
+                            pool.close();
+                        }
+                    } catch (Exception e) {
+                        throw new java.util.concurrent.CompletionException(e);
+                    }
+                }));
+            }
+            for (CompletableFuture<Void> w : workers) {
+                get(w);
+            }
+            assertTrue(u.fixedOps() - fixedBefore > 1000, "READ_FIXED reads: " + (u.fixedOps() - fixedBefore));
+            try (BufferPool whole = BufferPool.builder().bufferSize(512).alignment(512).count(16_384).register(io)
+                    .build()) {
+                assertTrue(whole.isRegistered(), "slots left taken: " + whole.registrationFailure());
+            }
+        }
+    }
+
+    /**
      * On a kernel without sparse buffer tables (before 5.19; here the kernel's refusal is injected), a ring holds one
      * registered set: a second pool works unregistered and says why ({@code EBUSY}), and once the first closes the
      * next one registers.
