@@ -357,6 +357,9 @@ public final class UringBackend implements IoBackend {
 
     @Override
     public String awaitUnlessHeldUp(CompletableFuture<?> done) {
+        if (done.isDone()) {
+            return null;
+        }
         long[] lastTurn = new long[loops.length];
         long[] sameSince = new long[loops.length];
         long start = System.nanoTime();
