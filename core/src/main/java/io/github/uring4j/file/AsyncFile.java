@@ -3,8 +3,8 @@ package io.github.uring4j.file;
 import io.github.uring4j.engine.CallerReads;
 import io.github.uring4j.engine.Completion;
 import io.github.uring4j.engine.FileHandle;
-import io.github.uring4j.engine.Log;
 import io.github.uring4j.engine.IoBackend;
+import io.github.uring4j.engine.Log;
 import io.github.uring4j.engine.Memory;
 import io.github.uring4j.engine.OpenSpec;
 import io.github.uring4j.engine.Request;
@@ -784,7 +784,7 @@ public final class AsyncFile implements AutoCloseable {
         String heldUp = executor.backend.awaitUnlessHeldUp(f);
         if (heldUp != null) {
             // the file is closed for its callers already; the descriptor goes when the loop runs again
-            Log.warn("close of " + handle.path + " returns before its " + heldUp);
+            Log.warn("close of " + handle.path + " returns before " + heldUp);
             return;
         }
         try {
@@ -805,8 +805,9 @@ public final class AsyncFile implements AutoCloseable {
      * the copy takes. Fewer bytes are copied when this file ends first (0 when {@code position} is at or past its
      * end), as {@link java.nio.channels.FileChannel#transferTo} does: a regular file is copied up to its size when
      * the copy starts, so bytes appended meanwhile are not copied, nor those the copy itself appends when
-     * {@code target} is this file (one that says it is empty, as those of {@code /proc} do, is read until it ends). Both files are duplicated when the call is
-     * made: closing either meanwhile does not stop the copy, and no descriptor outlives it. Between files the kernel
+     * {@code target} is this file (one that says it is empty, as those of {@code /proc} do, is read until it ends).
+     * Both files are duplicated when the call is made: closing either meanwhile does not stop the copy, and no
+     * descriptor outlives it. Between files the kernel
      * cannot copy (another file system on an older kernel) the helper copies through a buffer; without native
      * access, through reads and writes of the two files. The future completes on the helper thread (or the
      * {@linkplain IoExecutor.Builder#futureExecutor executor's future executor}).

@@ -180,10 +180,10 @@ final class EventLoop implements Runnable {
         for (int i = 0; i < Math.min(8, stack.length); i++) {
             where.append("\n\tat ").append(stack[i]);
         }
-        return "event loop " + name + " (" + t.getName() + ") finished its part: it has not turned for "
+        return "event loop " + name + " (" + t.getName() + ") has done its part: the loop has not turned for "
                 + java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(nanos) + " ms, held by code of yours that waits"
-                + " (a CompletionHandler or a continuation) or a system call that does not return, and does it when it"
-                + " runs again. It is here:" + where;
+                + " (a CompletionHandler or a continuation) or by a system call that does not return, and does its"
+                + " part when it runs again. It is here:" + where;
     }
 
     boolean isDead() {

@@ -343,7 +343,7 @@ public final class UringBackend implements IoBackend {
             String heldUp = awaitUnlessHeldUp(l.terminated);
             if (heldUp != null) {
                 // Its files, ring and memory are let go when the loop runs again and ends.
-                io.github.uring4j.engine.Log.warn("the executor's close returns before its " + heldUp);
+                io.github.uring4j.engine.Log.warn("the executor's close returns before " + heldUp);
             }
         }
         ExecutorService b = blocking;
