@@ -137,8 +137,8 @@ final class Copies {
         // copied, nor those the copy itself appends when the target is the same file (it would never end). One that
         // says it is empty (those of /proc) is read until it ends, as the JDK's channel reads it.
         StatxBuffer st = StatxBuffer.allocate(a);
-        int r = LeanCalls.statx(capture, in, a.allocateFrom(""), Uapi.AT_EMPTY_PATH, Statx.STATX_TYPE | Statx.STATX_SIZE,
-                st.segment());
+        int r = LeanCalls.statx(capture, in, a.allocateFrom(""), Uapi.AT_EMPTY_PATH,
+                Statx.STATX_TYPE | Statx.STATX_SIZE, st.segment());
         if (r < 0) {
             throw new FileIOException(-r, "statx", inPath, -1, Errno.name(-r) + " asking the size of " + inPath
                     + " for a copy");

@@ -163,7 +163,8 @@ final class Registrar {
                 throw new IllegalArgumentException("buffer " + i + " is empty");
             }
             if (!empty && !b.isNative()) {
-                throw new IllegalArgumentException("buffer " + i + " is on the heap; registered buffers must be native");
+                throw new IllegalArgumentException("buffer " + i + " is on the heap; registered buffers must be"
+                        + " native");
             }
             if (!b.scope().isAlive()) {
                 throw new IllegalStateException("buffer " + i + " belongs to a closed arena");
