@@ -12,6 +12,10 @@ public final class HeldHandler implements CompletionHandler<Integer, Object> {
     public final CountDownLatch entered = new CountDownLatch(1);
     private final CountDownLatch release = new CountDownLatch(1);
 
+    /** A handler not entered yet. */
+    public HeldHandler() {
+    }
+
     @Override
     public void completed(Integer n, Object attachment) {
         entered.countDown();
