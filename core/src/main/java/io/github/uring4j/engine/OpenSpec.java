@@ -3,6 +3,7 @@ package io.github.uring4j.engine;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.OpenOption;
 
 /**
  * How to open a file: the {@code open(2)} flags and what the engine must know beside them.
@@ -23,6 +24,15 @@ public final class OpenSpec {
     private final boolean registered;
     private final boolean deleteOnClose;
     private volatile MemorySegment cPath;
+
+    /**
+     * True for the JDK's {@code com.sun.nio.file.ExtendedOpenOption.DIRECT}, recognised without a dependency on
+     * {@code jdk.unsupported}.
+     */
+    public static boolean isJdkDirect(OpenOption o) {
+        return o instanceof Enum<?> e && e.name().equals("DIRECT")
+                && e.getDeclaringClass().getName().equals("com.sun.nio.file.ExtendedOpenOption");
+    }
 
     private OpenSpec(String path, int flags, boolean readable, boolean writable, boolean direct, boolean registered,
             boolean deleteOnClose) {

@@ -135,7 +135,8 @@ public final class AsyncFile implements AutoCloseable {
      * or truncates is made by an idle loop itself, see {@link IoExecutor.Builder#inlineWriteMax}). Takes the
      * {@link StandardOpenOption}s (without {@code APPEND}, which positional writes cannot honour;
      * {@code READ} when neither {@code READ} nor {@code WRITE} is given), {@link LinkOption#NOFOLLOW_LINKS}, and
-     * {@link FileOption}s. Files are created with mode 0666 minus the umask.
+     * {@link FileOption}s ({@code com.sun.nio.file.ExtendedOpenOption.DIRECT}, the JDK's name for {@code O_DIRECT}, is
+     * taken as {@link FileOption#DIRECT}). Files are created with mode 0666 minus the umask.
      *
      * <p>A FIFO opened for writing only waits, as {@code open(2)} does, until a reader has it open, and a cancel or
      * the executor's close ends the wait (on io_uring, whose first try of an open does not block and fails there with

@@ -6,7 +6,8 @@ import java.nio.file.OpenOption;
 public enum FileOption implements OpenOption {
     /**
      * {@code O_DIRECT}: bypass the page cache. Buffer address, file offset and length must be multiples of
-     * {@link AsyncFile#directIoAlignment()}; misaligned requests are refused before submission.
+     * {@link AsyncFile#directIoAlignment()}; misaligned requests are refused before submission. The JDK's
+     * {@code com.sun.nio.file.ExtendedOpenOption.DIRECT} means the same to {@link AsyncFile#open}.
      */
     DIRECT,
     /** {@code O_DSYNC}: each write returns once its data is on stable storage. */

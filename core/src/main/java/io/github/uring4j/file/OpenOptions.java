@@ -50,6 +50,9 @@ final class OpenOptions {
                 }
             } else if (o == LinkOption.NOFOLLOW_LINKS) {
                 extra |= Uapi.O_NOFOLLOW;
+            } else if (OpenSpec.isJdkDirect(o)) { // the JDK's name for FileOption.DIRECT
+                extra |= Uapi.O_DIRECT;
+                direct = true;
             } else if (o instanceof FileOption f) {
                 switch (f) {
                     case DIRECT -> {

@@ -1,5 +1,6 @@
 package io.github.uring4j.nio;
 
+import io.github.uring4j.engine.OpenSpec;
 import io.github.uring4j.linux.Uapi;
 import java.nio.file.LinkOption;
 import java.nio.file.OpenOption;
@@ -28,12 +29,6 @@ final class Opening {
         this.deleteOnClose = deleteOnClose;
         this.flags = flags;
         this.mode = mode;
-    }
-
-    /** {@code com.sun.nio.file.ExtendedOpenOption.DIRECT}, recognised without a dependency on jdk.unsupported. */
-    static boolean isDirect(OpenOption o) {
-        return o instanceof Enum<?> e && e.name().equals("DIRECT")
-                && e.getDeclaringClass().getName().equals("com.sun.nio.file.ExtendedOpenOption");
     }
 
     /** Options for a {@code FileChannel} ({@code asynchronous}: for an {@code AsynchronousFileChannel}). */
@@ -71,7 +66,7 @@ final class Opening {
                 }
             } else if (o == LinkOption.NOFOLLOW_LINKS) {
                 noFollow = true;
-            } else if (isDirect(o)) {
+            } else if (OpenSpec.isJdkDirect(o)) {
                 direct = true;
                 extra |= Uapi.O_DIRECT;
             } else {

@@ -324,6 +324,31 @@ abstract class AsyncFileContract {
     }
 
     /**
+     * The JDK's own name for {@code O_DIRECT}, {@code com.sun.nio.file.ExtendedOpenOption.DIRECT}, opens the file as
+     * {@link FileOption#DIRECT} does (it was refused as an unsupported option, where the drop-in channels took it).
+     */
+    @Test
+    void theJdksDirectOptionOpensWithODirect() throws Exception {
+        Path p = file("jdk-direct", pattern(16 * 1024, 6));
+        AsyncFile f;
+        try {
+            f = open(p, StandardOpenOption.READ, JdkOptions.DIRECT);
+        } catch (FileIOException e) {
+            Assumptions.abort("O_DIRECT not supported on " + dir + ": " + e.getMessage());
+            return;
+        }
+        try (f; BufferPool pool = BufferPool.builder().bufferSize(4096).count(1).alignmentFor(f).build()) {
+            assertTrue(f.isDirect(), f.toString());
+            assertTrue(f.toString().contains("O_DIRECT"), f.toString());
+            MemorySegment m = pool.acquire();
+            assertEquals(4096, get(f.read(m, 8192)));
+            assertEquals(pattern(16 * 1024, 6)[8192], m.get(ValueLayout.JAVA_BYTE, 0));
+            assertThrows(IllegalArgumentException.class, () -> f.read(m.asSlice(0, 1000), 0));
+            pool.release(m);
+        }
+    }
+
+    /**
      * An {@code O_DIRECT} file's errors name alignment where alignment is what the kernel refused: a copy from an
      * unaligned offset says so; a range past the largest file offset is refused at once, and says what it is.
      */

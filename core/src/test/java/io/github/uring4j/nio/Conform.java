@@ -21,24 +21,8 @@ final class Conform {
     private Conform() {
     }
 
-    /**
-     * The JDK's O_DIRECT option, {@code com.sun.nio.file.ExtendedOpenOption.DIRECT}, looked up by name: it lives in
-     * jdk.unsupported, which the library's module does not read.
-     */
-    static final java.nio.file.OpenOption DIRECT = direct();
-
-    private static java.nio.file.OpenOption direct() {
-        try {
-            for (Object o : Class.forName("com.sun.nio.file.ExtendedOpenOption").getEnumConstants()) {
-                if (((Enum<?>) o).name().equals("DIRECT")) {
-                    return (java.nio.file.OpenOption) o;
-                }
-            }
-        } catch (ClassNotFoundException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-        throw new ExceptionInInitializerError("no ExtendedOpenOption.DIRECT in this JDK");
-    }
+    /** The JDK's O_DIRECT option, {@code com.sun.nio.file.ExtendedOpenOption.DIRECT}. */
+    static final java.nio.file.OpenOption DIRECT = io.github.uring4j.file.JdkOptions.DIRECT;
 
     /** How long any single wait in these tests may take before it fails with a message. */
     static final long WAIT_SECONDS = 60;

@@ -207,14 +207,8 @@ class DropInPathsTest {
         assertTrue(UringFiles.statistics().ringOperations() - before >= 200, "ring operations counted");
     }
 
-    private static java.nio.file.OpenOption directOption() throws Exception {
-        Class<?> c = Class.forName("com.sun.nio.file.ExtendedOpenOption");
-        for (Object constant : c.getEnumConstants()) {
-            if (((Enum<?>) constant).name().equals("DIRECT")) {
-                return (java.nio.file.OpenOption) constant;
-            }
-        }
-        throw new IllegalStateException("ExtendedOpenOption has no DIRECT");
+    private static java.nio.file.OpenOption directOption() {
+        return io.github.uring4j.file.JdkOptions.DIRECT;
     }
 
     /** A read waiting on an empty FIFO ends with AsynchronousCloseException when another thread closes. */
