@@ -669,11 +669,18 @@ public final class IoUring implements AutoCloseable {
 
     // ------------------------------------------------------------------------------------------------ threads, close
 
-    /** Gives the ring to {@code newOwner}; only the current owner may call this. */
+    /**
+     * Gives the ring to {@code newOwner}; only the current owner may call this. A thread that has ended is refused
+     * ({@link IllegalArgumentException}): nothing could use the ring after it but {@link #close()}.
+     */
     public void handOff(Thread newOwner) {
         checkOwner();
+        Objects.requireNonNull(newOwner, "newOwner");
+        if (newOwner.getState() == Thread.State.TERMINATED) {
+            throw new IllegalArgumentException("cannot hand the ring to " + newOwner + ": the thread has ended");
+        }
         boolean cqFollows = completionOwner == owner;
-        owner = Objects.requireNonNull(newOwner);
+        owner = newOwner;
         if (cqFollows) {
             completionOwner = newOwner;
         }
@@ -685,7 +692,11 @@ public final class IoUring implements AutoCloseable {
      */
     public void bindCompletionsTo(Thread reaper) {
         checkOwner();
-        completionOwner = Objects.requireNonNull(reaper);
+        Objects.requireNonNull(reaper, "reaper");
+        if (reaper.getState() == Thread.State.TERMINATED) {
+            throw new IllegalArgumentException("cannot bind completions to " + reaper + ": the thread has ended");
+        }
+        completionOwner = reaper;
     }
 
     /** Throws unless the calling thread owns the ring and it is open. */

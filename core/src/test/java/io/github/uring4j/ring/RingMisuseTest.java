@@ -124,6 +124,24 @@ class RingMisuseTest {
         }
     }
 
+    /**
+     * A ring is not handed to a thread that has ended, nor its completions bound to one (nothing but close() could
+     * use it after that); it stays with its owner, which goes on using it.
+     */
+    @Test
+    void aRingIsNotHandedToAThreadThatHasEnded() throws Exception {
+        Thread ended = Thread.ofPlatform().start(() -> { });
+        ended.join();
+        try (IoUring ring = IoUring.open(8)) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ring.handOff(ended));
+            assertTrue(e.getMessage().contains("ended"), e.getMessage());
+            assertThrows(IllegalArgumentException.class, () -> ring.bindCompletionsTo(ended));
+            assertThrows(NullPointerException.class, () -> ring.handOff(null));
+            ring.nextSqe().nop().userData(5);
+            assertEquals(5L, one(ring).userData());
+        }
+    }
+
     /** A ring opened on a thread that has ended can be closed from another thread. */
     @Test
     @SuppressWarnings("try") // closing a ring explicitly inside its try block, from another thread, is what is tested
