@@ -11,7 +11,9 @@ package io.github.uring4j.engine;
  * @param loopCalls   writes, syncs, sizes and opens the event loops made themselves instead of through the ring
  *                    (0 on threads)
  * @param slowLoopCalls of those, the calls that held their loop longer than 10 ms
+ * @param fixedBufferOps reads and writes made on registered buffers ({@code READ_FIXED}/{@code WRITE_FIXED}; 0 on
+ *                    threads)
  */
 public record BackendStats(int threads, int inFlight, int queued, long completed, long cqOverflows, long loopCalls,
-                           long slowLoopCalls) {
+                           long slowLoopCalls, long fixedBufferOps) {
 }

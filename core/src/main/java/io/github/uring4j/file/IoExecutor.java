@@ -219,6 +219,11 @@ public final class IoExecutor implements AutoCloseable {
         }
 
         @Override
+        public long getFixedBufferOperations() {
+            return backend.stats().fixedBufferOps();
+        }
+
+        @Override
         public boolean isOpen() {
             return !life.closed;
         }

@@ -45,5 +45,12 @@ public interface IoExecutorMXBean {
      */
     long getSlowLoopCalls();
 
+    /**
+     * Reads and writes made on the buffers of {@linkplain BufferPool.Builder#register registered} pools
+     * ({@code READ_FIXED}/{@code WRITE_FIXED}): the kernel copies them with {@code memcpy} instead of pinning the
+     * pages of each. 0 on the threads backend, and where no pool is registered.
+     */
+    long getFixedBufferOperations();
+
     boolean isOpen();
 }

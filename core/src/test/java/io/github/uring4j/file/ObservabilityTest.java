@@ -80,7 +80,8 @@ class ObservabilityTest {
         Files.write(p, new byte[8192]);
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
         ObjectName on;
-        try (IoExecutor io = IoExecutor.builder().backend(backend).loops(1).name("jmx-" + backend).build()) {
+        try (IoExecutor io = IoExecutor.builder().backend(backend).loops(1).callerReads(false).name("jmx-" + backend)
+                .build()) {
             on = new ObjectName(io.jmxName().orElseThrow());
             Jmx.settle(); // registered off the caller's path
             assertTrue(server.isRegistered(on));
@@ -92,6 +93,21 @@ class ObservabilityTest {
             try (AsyncFile f = get(AsyncFile.open(io, p, StandardOpenOption.WRITE))) {
                 get(f.write(ByteBuffer.allocateDirect(4096), 0));
                 get(f.force(false));
+            }
+            assertEquals(0L, server.getAttribute(on, "FixedBufferOperations"), "no pool registered yet");
+            try (BufferPool pool = BufferPool.builder().bufferSize(4096).count(2).register(io).build();
+                    AsyncFile f = get(AsyncFile.open(io, p, StandardOpenOption.READ, StandardOpenOption.WRITE))) {
+                ByteBuffer b = pool.acquireBuffer();
+                get(f.write(b, 0));
+                get(f.read(b.clear(), 4096));
+                pool.release(b);
+            }
+            long fixed = (Long) server.getAttribute(on, "FixedBufferOperations");
+            if (backend == Backend.THREADS) {
+                assertEquals(0L, fixed);
+            } else {
+                // the read through the ring (the write may be made by the loop itself: a buffered write on ext4)
+                assertTrue(fixed >= 1, "fixed-buffer operations: " + fixed);
             }
             assertEquals(backend.name(), server.getAttribute(on, "Backend"));
             assertEquals("jmx-" + backend, server.getAttribute(on, "Name"));

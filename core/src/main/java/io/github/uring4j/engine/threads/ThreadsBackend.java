@@ -520,7 +520,8 @@ public final class ThreadsBackend implements IoBackend {
                 queued += f.waiting.size();
             }
         }
-        return new io.github.uring4j.engine.BackendStats(pool.threads(), inFlight.get(), queued, completed.get(), 0, 0, 0);
+        return new io.github.uring4j.engine.BackendStats(pool.threads(), inFlight.get(), queued, completed.get(), 0, 0, 0,
+                0);
     }
 
     @Override

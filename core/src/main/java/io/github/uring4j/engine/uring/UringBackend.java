@@ -437,6 +437,7 @@ public final class UringBackend implements IoBackend {
         long overflows = 0;
         long loopCalls = 0;
         long slow = 0;
+        long fixed = 0;
         for (EventLoop l : loops) {
             inFlight += l.stats.inFlight();
             queued += l.stats.queued();
@@ -445,9 +446,10 @@ public final class UringBackend implements IoBackend {
             loopCalls += l.stats.inlineWrites() + l.stats.inlineSyncs() + l.stats.inlineOpens() + l.stats.inlineSizes()
                     + l.stats.inlineReads();
             slow += l.stats.inlineBlocked();
+            fixed += l.stats.fixedOps();
         }
         return new io.github.uring4j.engine.BackendStats(loops.length, inFlight, queued, completed, overflows, loopCalls,
-                slow);
+                slow, fixed);
     }
 
     @Override
