@@ -785,7 +785,7 @@ public final class AsyncFile implements AutoCloseable {
         String heldUp = executor.backend.awaitUnlessHeldUp(f);
         if (heldUp != null) {
             // the file is closed for its callers already; the descriptor goes when the loop runs again
-            Log.warn("close of " + handle.path + " returns before " + heldUp);
+            Log.warn("close of " + handle.path + " returns before its loop has closed the file: " + heldUp);
             return;
         }
         try {

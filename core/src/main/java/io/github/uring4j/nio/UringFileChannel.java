@@ -416,7 +416,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
             // nor for ever for a loop that code of the user's keeps from its work (a handler of theirs that blocks)
             String heldUp = backend.awaitUnlessHeldUp(closed);
             if (heldUp != null) {
-                io.github.uring4j.engine.Log.warn("close of " + path + " returns before " + heldUp);
+                io.github.uring4j.engine.Log.warn("close of " + path + " returns before the ring's copy of its descriptor is closed: " + heldUp);
             }
         }
     }

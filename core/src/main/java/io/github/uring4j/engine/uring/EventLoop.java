@@ -170,8 +170,8 @@ final class EventLoop implements Runnable {
 
     /**
      * Says that this loop, which has not turned for {@code nanos}, holds something up: its name, thread and the top
-     * of its stack (code of the client's that blocks it, or a system call), and that it finishes its part when it
-     * runs again.
+     * of its stack (code of the client's that blocks it, or a system call), and that it does its part when it runs
+     * again.
      */
     String heldUp(long nanos) {
         Thread t = thread;
@@ -180,9 +180,9 @@ final class EventLoop implements Runnable {
         for (int i = 0; i < Math.min(8, stack.length); i++) {
             where.append("\n\tat ").append(stack[i]);
         }
-        return "event loop " + name + " (" + t.getName() + ") has done its part: the loop has not turned for "
+        return "event loop " + name + " (" + t.getName() + ") has not turned for "
                 + java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(nanos) + " ms, held by code of yours that waits"
-                + " (a CompletionHandler or a continuation) or by a system call that does not return, and does its"
+                + " (a CompletionHandler or a continuation) or by a system call that does not return; it does its"
                 + " part when it runs again. It is here:" + where;
     }
 

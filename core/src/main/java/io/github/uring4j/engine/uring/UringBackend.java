@@ -248,6 +248,12 @@ public final class UringBackend implements IoBackend {
     public String registerBuffers(PinnedRegion region) {
         String failure = null;
         for (CompletableFuture<Void> f : onEveryLoop(l -> l.encoder.registerBuffers(region))) {
+            String heldUp = awaitUnlessHeldUp(f);
+            if (heldUp != null) {
+                // the registration stays queued there: the unregistration below, queued after it, undoes it
+                failure = failure != null ? failure : "the registration could not wait: " + heldUp;
+                continue;
+            }
             try {
                 f.join();
             } catch (CompletionException e) {
@@ -267,6 +273,14 @@ public final class UringBackend implements IoBackend {
     @Override
     public void unregisterBuffers(PinnedRegion region) {
         for (CompletableFuture<Void> f : onEveryLoop(l -> l.encoder.unregisterBuffers(region))) {
+            // A loop held up does it when it runs again. Until then nothing can use the slots: requests made before
+            // the pool closed pin its memory, and later ones are refused.
+            String heldUp = awaitUnlessHeldUp(f);
+            if (heldUp != null) {
+                io.github.uring4j.engine.Log.warn("a BufferPool's buffers are unregistered once the loop runs again: "
+                        + heldUp);
+                continue;
+            }
             try {
                 f.join();
             } catch (CompletionException e) {
@@ -343,7 +357,7 @@ public final class UringBackend implements IoBackend {
             String heldUp = awaitUnlessHeldUp(l.terminated);
             if (heldUp != null) {
                 // Its files, ring and memory are let go when the loop runs again and ends.
-                io.github.uring4j.engine.Log.warn("the executor's close returns before " + heldUp);
+                io.github.uring4j.engine.Log.warn("the executor's close returns before its loops have ended: " + heldUp);
             }
         }
         ExecutorService b = blocking;
