@@ -247,8 +247,10 @@ public final class UringBackend implements IoBackend {
     @Override
     public String registerBuffers(PinnedRegion region) {
         String failure = null;
-        for (CompletableFuture<Void> f : onEveryLoop(l -> l.encoder.registerBuffers(region))) {
-            String heldUp = awaitUnlessHeldUp(f);
+        CompletableFuture<Void>[] done = onEveryLoop(l -> l.encoder.registerBuffers(region));
+        for (int i = 0; i < done.length; i++) {
+            CompletableFuture<Void> f = done[i];
+            String heldUp = awaitUnlessHeldUp(f, new EventLoop[] {loops[i]});
             if (heldUp != null) {
                 // the registration stays queued there: the unregistration below, queued after it, undoes it
                 failure = failure != null ? failure : "the registration could not wait: " + heldUp;
@@ -272,10 +274,12 @@ public final class UringBackend implements IoBackend {
 
     @Override
     public void unregisterBuffers(PinnedRegion region) {
-        for (CompletableFuture<Void> f : onEveryLoop(l -> l.encoder.unregisterBuffers(region))) {
+        CompletableFuture<Void>[] done = onEveryLoop(l -> l.encoder.unregisterBuffers(region));
+        for (int i = 0; i < done.length; i++) {
+            CompletableFuture<Void> f = done[i];
             // A loop held up does it when it runs again. Until then nothing can use the slots: requests made before
             // the pool closed pin its memory, and later ones are refused.
-            String heldUp = awaitUnlessHeldUp(f);
+            String heldUp = awaitUnlessHeldUp(f, new EventLoop[] {loops[i]});
             if (heldUp != null) {
                 io.github.uring4j.engine.Log.warn("a BufferPool's buffers are unregistered once the loop runs again: "
                         + heldUp);
@@ -354,7 +358,7 @@ public final class UringBackend implements IoBackend {
             return;
         }
         for (EventLoop l : loops) {
-            String heldUp = awaitUnlessHeldUp(l.terminated);
+            String heldUp = awaitUnlessHeldUp(l.terminated, new EventLoop[] {l});
             if (heldUp != null) {
                 // Its files, ring and memory are let go when the loop runs again and ends.
                 io.github.uring4j.engine.Log.warn("the executor's close returns before its loops have ended: " + heldUp);
@@ -371,14 +375,19 @@ public final class UringBackend implements IoBackend {
 
     @Override
     public String awaitUnlessHeldUp(CompletableFuture<?> done) {
+        return awaitUnlessHeldUp(done, loops);
+    }
+
+    /** As {@link #awaitUnlessHeldUp(CompletableFuture)}, watching only {@code watched}, the loops that complete it. */
+    private static String awaitUnlessHeldUp(CompletableFuture<?> done, EventLoop[] watched) {
         if (done.isDone()) {
             return null;
         }
-        long[] lastTurn = new long[loops.length];
-        long[] sameSince = new long[loops.length];
+        long[] lastTurn = new long[watched.length];
+        long[] sameSince = new long[watched.length];
         long start = System.nanoTime();
-        for (int i = 0; i < loops.length; i++) {
-            lastTurn[i] = loops[i].turns();
+        for (int i = 0; i < watched.length; i++) {
+            lastTurn[i] = watched[i].turns();
             sameSince[i] = start;
         }
         boolean interrupted = false;
@@ -395,8 +404,8 @@ public final class UringBackend implements IoBackend {
                     // look at the loops
                 }
                 long now = System.nanoTime();
-                for (int i = 0; i < loops.length; i++) {
-                    EventLoop l = loops[i];
+                for (int i = 0; i < watched.length; i++) {
+                    EventLoop l = watched[i];
                     long turn = l.turns();
                     if (turn != lastTurn[i] || l.asleepInKernel() || l.terminated.isDone()) {
                         lastTurn[i] = turn;
