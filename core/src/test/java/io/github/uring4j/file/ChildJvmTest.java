@@ -79,6 +79,26 @@ class ChildJvmTest {
     }
 
     /**
+     * Two handlers on the two loops of an executor close a registered pool each at once (a child JVM, whose log the
+     * test reads): both closes return without waiting for the other loop, so no warning says a loop held them up
+     * (before, each waited two seconds for the other, which waited for it; before this stop's bound, for ever), and
+     * afterwards every slot of the table is free.
+     */
+    @Test
+    void poolsClosedByHandlersOnTwoLoopsAtOnceDoNotWaitForEachOther() throws Exception {
+        Process p = ChildJvm.start(List.of(), List.of(), "poolsOnLoops", dir.toString());
+        List<String> out = output(p, 120);
+        String all = String.join("\n", out);
+        assertEquals(0, p.exitValue(), all);
+        assertTrue(out.contains("CLOSED true") && out.contains("END"), all);
+        Assumptions.assumeTrue(out.contains("LOOPS 2"), "both reads completed on one loop: nothing to show");
+        assertTrue(out.stream().noneMatch(l -> l.contains("has not turned")), "a close waited for a loop: " + all);
+        String whole = out.stream().filter(l -> l.startsWith("WHOLE ")).findFirst().orElseThrow();
+        Assumptions.assumeFalse(whole.contains("ENOMEM"), "the locked-memory limit refused 8 MiB: " + whole);
+        assertTrue(whole.startsWith("WHOLE true"), all);
+    }
+
+    /**
      * The descriptor limit (a child under {@code prlimit --nofile=128}): opening {@code AsyncFile}s and the drop-in's
      * channels, and reading whole files, fails at the limit with {@code EMFILE} said in words, as the JDK's channel
      * says "Too many open files"; an executor closes at the limit; once they are closed everything works again and

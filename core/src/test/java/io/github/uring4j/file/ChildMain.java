@@ -22,6 +22,7 @@ public final class ChildMain {
             case "denied" -> nativeAccessDenied(Path.of(args[1]));
             case "provider" -> provider(Path.of(args[1]), args.length > 2 && args[2].equals("files"));
             case "blocked" -> blocked(Path.of(args[1]));
+            case "poolsOnLoops" -> poolsOnLoops(Path.of(args[1]));
             default -> throw new IllegalArgumentException(args[0]);
         }
     }
@@ -190,6 +191,59 @@ public final class ChildMain {
             }
         }
         System.out.println("DROPIN-STATS " + io.github.uring4j.nio.UringFiles.statistics());
+    }
+
+    /**
+     * Two completion handlers, on the two loops of one executor, close a registered pool each at the same moment:
+     * each close is made on a loop, so neither waits for the other's loop (which would be waiting for it). Prints
+     * what each handler saw, then whether a pool of the whole table registers afterwards (every slot emptied).
+     */
+    static void poolsOnLoops(Path dir) throws Exception {
+        Path p = dir.resolve("pools-on-loops");
+        java.nio.file.Files.write(p, new byte[8192]);
+        try (IoExecutor io = IoExecutor.builder().loops(2).callerReads(false).build()) {
+            BufferPool[] pools = new BufferPool[2];
+            AsyncFile[] files = new AsyncFile[2];
+            java.util.concurrent.CyclicBarrier together = new java.util.concurrent.CyclicBarrier(2);
+            java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(2);
+            java.util.Set<String> loops = java.util.concurrent.ConcurrentHashMap.newKeySet();
+            for (int i = 0; i < 2; i++) {
+                pools[i] = BufferPool.builder().bufferSize(4096).count(2).register(io).build();
+                files[i] = AsyncFile.open(io, p, StandardOpenOption.READ).join();
+            }
+            for (int i = 0; i < 2; i++) {
+                BufferPool pool = pools[i];
+                files[i].read(ByteBuffer.allocateDirect(16), 0, null, new java.nio.channels.CompletionHandler<Integer, Object>() {
+                    @Override
+                    public void completed(Integer n, Object a) {
+                        loops.add(Thread.currentThread().getName());
+                        try {
+                            together.await(30, java.util.concurrent.TimeUnit.SECONDS);
+                            pool.close();
+                        } catch (Exception e) {
+                            System.out.println("HANDLER " + e);
+                        }
+                        done.countDown();
+                    }
+
+                    @Override
+                    public void failed(Throwable e, Object a) {
+                        System.out.println("FAILED " + e);
+                        done.countDown();
+                    }
+                });
+            }
+            System.out.println("CLOSED " + done.await(60, java.util.concurrent.TimeUnit.SECONDS));
+            System.out.println("LOOPS " + loops.size());
+            try (BufferPool whole = BufferPool.builder().bufferSize(512).alignment(512).count(16_384).register(io)
+                    .build()) {
+                System.out.println("WHOLE " + whole.isRegistered() + " " + whole.registrationFailure().orElse(""));
+            }
+            for (AsyncFile f : files) {
+                f.close();
+            }
+        }
+        System.out.println("END");
     }
 
     /**

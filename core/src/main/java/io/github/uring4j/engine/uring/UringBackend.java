@@ -275,6 +275,11 @@ public final class UringBackend implements IoBackend {
     @Override
     public void unregisterBuffers(PinnedRegion region) {
         CompletableFuture<Void>[] done = onEveryLoop(l -> l.encoder.unregisterBuffers(region));
+        if (EventLoop.onAnyLoop()) {
+            // A pool closed in a completion: this loop's part is done (run here), the others do theirs in turn.
+            // Waiting could stop this loop for a loop that waits for it (two handlers closing pools at once).
+            return;
+        }
         for (int i = 0; i < done.length; i++) {
             CompletableFuture<Void> f = done[i];
             // A loop held up does it when it runs again. Until then nothing can use the slots: requests made before
