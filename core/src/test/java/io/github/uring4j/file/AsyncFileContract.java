@@ -854,20 +854,10 @@ abstract class AsyncFileContract {
         try (AsyncFile f = open(fifo, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             Throwable t = failure(f.withTimeout(java.time.Duration.ofMillis(50)).read(ByteBuffer.allocateDirect(8), 0));
             assertInstanceOf(java.nio.channels.InterruptedByTimeoutException.class, t);
-            CompletableFuture<Throwable> viaHandler = new CompletableFuture<>();
+            CompletableFuture<Integer> viaHandler = new CompletableFuture<>();
             f.withTimeout(java.time.Duration.ofMillis(50)).read(ByteBuffer.allocateDirect(8), 0, "h",
-                    new CompletionHandler<Integer, String>() {
-                        @Override
-                        public void completed(Integer n, String a) {
-                            viaHandler.complete(null);
-                        }
-
-                        @Override
-                        public void failed(Throwable e, String a) {
-                            viaHandler.complete(e);
-                        }
-                    });
-            assertInstanceOf(java.nio.channels.InterruptedByTimeoutException.class, get(viaHandler));
+                    TestFiles.into(viaHandler));
+            assertInstanceOf(java.nio.channels.InterruptedByTimeoutException.class, failure(viaHandler));
             // Unblock threads-backend workers still sitting in read(2), one byte at a time.
             try (var w = java.nio.channels.FileChannel.open(fifo, StandardOpenOption.WRITE)) {
                 for (int i = 0; i < 500 && io.inFlight() > 0; i++) {

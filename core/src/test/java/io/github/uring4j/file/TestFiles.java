@@ -234,6 +234,37 @@ public final class TestFiles {
         return out;
     }
 
+    /** Code run on an event loop by {@link #onLoop}. */
+    public interface LoopBody {
+        void run() throws Exception;
+    }
+
+    /**
+     * Runs {@code body} on the event loop that completes a read of {@code f} (in its {@code CompletionHandler}, which
+     * always runs there): the future ends with null when the body returned, with what it threw otherwise, and
+     * exceptionally when the read failed.
+     */
+    public static CompletableFuture<Throwable> onLoop(AsyncFile f, LoopBody body) {
+        CompletableFuture<Throwable> seen = new CompletableFuture<>();
+        f.read(ByteBuffer.allocateDirect(16), 0, null, new java.nio.channels.CompletionHandler<Integer, Object>() {
+            @Override
+            public void completed(Integer n, Object a) {
+                try {
+                    body.run();
+                    seen.complete(null);
+                } catch (Throwable e) {
+                    seen.complete(e);
+                }
+            }
+
+            @Override
+            public void failed(Throwable e, Object a) {
+                seen.completeExceptionally(e);
+            }
+        });
+        return seen;
+    }
+
     /** A handler that completes {@code f} with the operation's result or failure. */
     public static <V, A> java.nio.channels.CompletionHandler<V, A> into(CompletableFuture<V> f) {
         return new java.nio.channels.CompletionHandler<>() {

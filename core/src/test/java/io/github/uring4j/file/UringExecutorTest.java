@@ -431,23 +431,8 @@ class UringExecutorTest {
         Files.write(p, TestFiles.pattern(8192, 30));
         try (IoExecutor io = uring().build(); AsyncFile f = get(AsyncFile.open(io, p))) {
             // A handler always runs on the loop thread (a thenApply may run on the caller's if the read was quick).
-            CompletableFuture<Throwable> seen = new CompletableFuture<>();
-            f.read(ByteBuffer.allocateDirect(4096), 0, null, new java.nio.channels.CompletionHandler<Integer, Object>() {
-                @Override
-                public void completed(Integer n, Object att) {
-                    try {
-                        f.read(ByteBuffer.allocateDirect(4096), 4096).join();
-                        seen.complete(null);
-                    } catch (Throwable t) {
-                        seen.complete(t);
-                    }
-                }
-
-                @Override
-                public void failed(Throwable e, Object att) {
-                    seen.complete(e);
-                }
-            });
+            CompletableFuture<Throwable> seen = TestFiles.onLoop(f,
+                    () -> f.read(ByteBuffer.allocateDirect(4096), 4096).join());
             Throwable t = get(seen);
             assertInstanceOf(IllegalStateException.class, t);
             assertTrue(t.getMessage().contains("event loop"), t.getMessage());

@@ -31,7 +31,6 @@ import java.nio.MappedByteBuffer;
 import java.nio.channels.AsynchronousFileChannel;
 import java.nio.channels.Channels;
 import java.nio.channels.ClosedChannelException;
-import java.nio.channels.CompletionHandler;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileChannel.MapMode;
 import java.nio.channels.FileLock;
@@ -1031,17 +1030,7 @@ class ChannelFuzzAgreementTest {
                     case 0 -> (FileLock) get(ch.lock(at, length, shared));
                     case 1 -> {
                         CompletableFuture<FileLock> f = new CompletableFuture<>();
-                        ch.lock(at, length, shared, "l", new CompletionHandler<FileLock, String>() {
-                            @Override
-                            public void completed(FileLock l, String a) {
-                                f.complete(l);
-                            }
-
-                            @Override
-                            public void failed(Throwable t, String a) {
-                                f.completeExceptionally(t);
-                            }
-                        });
+                        ch.lock(at, length, shared, "l", io.github.uring4j.file.TestFiles.into(f));
                         yield (FileLock) get(f);
                     }
                     default -> ch.tryLock(at, length, shared);

@@ -12,7 +12,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.ByteBuffer;
 import java.nio.channels.AsynchronousCloseException;
 import java.nio.channels.AsynchronousFileChannel;
-import java.nio.channels.CompletionHandler;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -58,25 +57,11 @@ class UringAsynchronousFileChannelTest extends AsynchronousFileChannelContract {
         Path p = file("f", pattern(4096, 7));
         try (AsynchronousFileChannel ch = open(fifo, READ, WRITE);
                 io.github.uring4j.file.AsyncFile f = io.github.uring4j.file.AsyncFile.open(p, READ).join()) {
-            CompletableFuture<Throwable> onLoop = new CompletableFuture<>();
             List<Future<Integer>> pending = new java.util.concurrent.CopyOnWriteArrayList<>();
-            f.read(ByteBuffer.allocateDirect(10), 0, null, new CompletionHandler<Integer, Object>() {
-                @Override
-                public void completed(Integer n, Object a) {
-                    try {
-                        Future<Integer> never = ch.read(ByteBuffer.allocate(1), 0); // a FIFO nobody writes
-                        pending.add(never);
-                        never.get();
-                        onLoop.complete(null);
-                    } catch (Throwable e) {
-                        onLoop.complete(e);
-                    }
-                }
-
-                @Override
-                public void failed(Throwable e, Object a) {
-                    onLoop.completeExceptionally(e);
-                }
+            CompletableFuture<Throwable> onLoop = io.github.uring4j.file.TestFiles.onLoop(f, () -> {
+                Future<Integer> never = ch.read(ByteBuffer.allocate(1), 0); // a FIFO nobody writes
+                pending.add(never);
+                never.get();
             });
             Throwable e = await(onLoop);
             assertInstanceOf(IllegalStateException.class, e, "the wait on the loop");

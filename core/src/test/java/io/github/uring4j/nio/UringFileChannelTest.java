@@ -68,24 +68,8 @@ class UringFileChannelTest extends FileChannelContract {
         java.nio.file.Files.write(p, pattern(100, 3));
         try (FileChannel ch = open(fifo, READ, WRITE);
                 io.github.uring4j.file.AsyncFile f = io.github.uring4j.file.AsyncFile.open(p, READ).join()) {
-            java.util.concurrent.CompletableFuture<Throwable> onLoop = new java.util.concurrent.CompletableFuture<>();
-            f.read(java.nio.ByteBuffer.allocateDirect(10), 0, null,
-                    new java.nio.channels.CompletionHandler<Integer, Object>() {
-                        @Override
-                        public void completed(Integer n, Object a) {
-                            try {
-                                ch.read(java.nio.ByteBuffer.allocate(1));
-                                onLoop.complete(null);
-                            } catch (Throwable e) {
-                                onLoop.complete(e);
-                            }
-                        }
-
-                        @Override
-                        public void failed(Throwable e, Object a) {
-                            onLoop.completeExceptionally(e);
-                        }
-                    });
+            java.util.concurrent.CompletableFuture<Throwable> onLoop = io.github.uring4j.file.TestFiles.onLoop(f,
+                    () -> ch.read(java.nio.ByteBuffer.allocate(1)));
             Throwable e = Conform.await(onLoop);
             assertTrue(e instanceof IllegalStateException && e.getMessage().contains("event loop"), String.valueOf(e));
             assertEquals(1, ch.write(java.nio.ByteBuffer.wrap(new byte[] {42})));
