@@ -260,7 +260,9 @@ public final class BufferPool implements AutoCloseable {
          * a closed pool's slots serve the next). Where they cannot be registered (the table is full, the locked-memory
          * limit, a kernel before 5.19 with another pool registered: {@code EBUSY}), the pool is used unregistered
          * (plain {@code READ}/{@code WRITE}) after one warning that says why. {@link BufferPool#isRegistered()} says
-         * which.
+         * which. A pool built on an event loop (in a completion) does not wait for the executor's other loops: it is
+         * registered with its own loop's ring at once and with the others' in their turn, before any operation queued
+         * to them after the build; a loop that cannot register it then says why in a warning and uses it unregistered.
          */
         public Builder register(IoExecutor executor) {
             this.register = Objects.requireNonNull(executor, "executor");

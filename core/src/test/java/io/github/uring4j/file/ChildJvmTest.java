@@ -79,20 +79,24 @@ class ChildJvmTest {
     }
 
     /**
-     * Two handlers on the two loops of an executor close a registered pool each at once (a child JVM, whose log the
-     * test reads): both closes return without waiting for the other loop, so no warning says a loop held them up
-     * (before, each waited two seconds for the other, which waited for it; before this stop's bound, for ever), and
-     * afterwards every slot of the table is free.
+     * Two handlers on the two loops of an executor close a registered pool each at once, then build one each (a child
+     * JVM, whose log the test reads): the closes and the builds return without waiting for the other loop, so no
+     * warning says a loop held them up (before, each close waited two seconds for the other loop, which waited for
+     * it, and each build as long, then gave up registering), both new pools are registered and every read into them
+     * is a {@code READ_FIXED}, whichever loop makes it; afterwards every slot of the table is free.
      */
     @Test
-    void poolsClosedByHandlersOnTwoLoopsAtOnceDoNotWaitForEachOther() throws Exception {
+    void poolsClosedAndBuiltByHandlersOnTwoLoopsAtOnceDoNotWaitForEachOther() throws Exception {
         Process p = ChildJvm.start(List.of(), List.of(), "poolsOnLoops", dir.toString());
         List<String> out = output(p, 120);
         String all = String.join("\n", out);
         assertEquals(0, p.exitValue(), all);
         assertTrue(out.contains("CLOSED true") && out.contains("END"), all);
         Assumptions.assumeTrue(out.contains("LOOPS 2"), "both reads completed on one loop: nothing to show");
-        assertTrue(out.stream().noneMatch(l -> l.contains("has not turned")), "a close waited for a loop: " + all);
+        assertTrue(out.stream().noneMatch(l -> l.contains("has not turned")),
+                "a close or a build waited for a loop: " + all);
+        assertTrue(out.contains("BUILT true true "), all);
+        assertTrue(out.contains("READS 4 FIXED 4"), all);
         String whole = out.stream().filter(l -> l.startsWith("WHOLE ")).findFirst().orElseThrow();
         Assumptions.assumeFalse(whole.contains("ENOMEM"), "the locked-memory limit refused 8 MiB: " + whole);
         assertTrue(whole.startsWith("WHOLE true"), all);

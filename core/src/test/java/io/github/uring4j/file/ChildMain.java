@@ -1,5 +1,6 @@
 package io.github.uring4j.file;
 
+import io.github.uring4j.engine.Jmx;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
@@ -203,6 +204,7 @@ public final class ChildMain {
         java.nio.file.Files.write(p, new byte[8192]);
         try (IoExecutor io = IoExecutor.builder().loops(2).callerReads(false).build()) {
             BufferPool[] pools = new BufferPool[2];
+            BufferPool[] built = new BufferPool[2];
             AsyncFile[] files = new AsyncFile[2];
             java.util.concurrent.CyclicBarrier together = new java.util.concurrent.CyclicBarrier(2);
             java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(2);
@@ -213,6 +215,7 @@ public final class ChildMain {
             }
             for (int i = 0; i < 2; i++) {
                 BufferPool pool = pools[i];
+                int k = i;
                 files[i].read(ByteBuffer.allocateDirect(16), 0, null, new java.nio.channels.CompletionHandler<Integer, Object>() {
                     @Override
                     public void completed(Integer n, Object a) {
@@ -220,6 +223,7 @@ public final class ChildMain {
                         try {
                             together.await(30, java.util.concurrent.TimeUnit.SECONDS);
                             pool.close();
+                            built[k] = BufferPool.builder().bufferSize(4096).count(2).register(io).build();
                         } catch (Exception e) {
                             System.out.println("HANDLER " + e);
                         }
@@ -235,6 +239,25 @@ public final class ChildMain {
             }
             System.out.println("CLOSED " + done.await(60, java.util.concurrent.TimeUnit.SECONDS));
             System.out.println("LOOPS " + loops.size());
+            System.out.println("BUILT " + built[0].isRegistered() + " " + built[1].isRegistered() + " "
+                    + built[0].registrationFailure().orElse("") + built[1].registrationFailure().orElse(""));
+            // Each built pool is registered on both loops (the other loop's part ran in its turn, before these reads,
+            // which are queued after it): every read into them is a READ_FIXED, whichever loop makes it.
+            javax.management.ObjectName on = new javax.management.ObjectName(io.jmxName().orElseThrow());
+            javax.management.MBeanServer server = java.lang.management.ManagementFactory.getPlatformMBeanServer();
+            Jmx.settle(); // registered off the caller's path
+            long before = (Long) server.getAttribute(on, "FixedBufferOperations");
+            int ok = 0;
+            for (BufferPool pool : built) {
+                for (AsyncFile f : files) {
+                    ByteBuffer b = pool.acquireBuffer();
+                    ok += f.read(b, 4096).join() == 4096 ? 1 : 0;
+                    pool.release(b);
+                }
+                pool.close();
+            }
+            System.out.println("READS " + ok + " FIXED " + ((Long) server.getAttribute(on, "FixedBufferOperations")
+                    - before));
             try (BufferPool whole = BufferPool.builder().bufferSize(512).alignment(512).count(16_384).register(io)
                     .build()) {
                 System.out.println("WHOLE " + whole.isRegistered() + " " + whole.registrationFailure().orElse(""));

@@ -248,6 +248,29 @@ public final class UringBackend implements IoBackend {
     public String registerBuffers(PinnedRegion region) {
         String failure = null;
         CompletableFuture<Void>[] done = onEveryLoop(l -> l.encoder.registerBuffers(region));
+        if (EventLoop.onAnyLoop()) {
+            // A pool built in a completion: this loop's part is done (run here), the others register in their turn.
+            // Waiting could stop this loop for a loop that waits for it (two handlers building pools at once). A
+            // loop that cannot register says why and uses the buffers unregistered (the lookup is per ring).
+            EventLoop here = current();
+            for (int i = 0; i < done.length; i++) {
+                if (loops[i] == here) {
+                    failure = failureOf(done[i]);
+                } else {
+                    String name = loops[i].name;
+                    done[i].whenComplete((v, t) -> {
+                        if (t != null && !(t instanceof java.nio.channels.AsynchronousCloseException)) {
+                            io.github.uring4j.engine.Log.warn("a BufferPool built on another loop is used unregistered"
+                                    + " on event loop " + name + ": " + describe(t));
+                        }
+                    });
+                }
+            }
+            if (failure != null) {
+                unregisterBuffers(region);
+            }
+            return failure;
+        }
         for (int i = 0; i < done.length; i++) {
             CompletableFuture<Void> f = done[i];
             String heldUp = awaitUnlessHeldUp(f, new EventLoop[] {loops[i]});
@@ -256,20 +279,28 @@ public final class UringBackend implements IoBackend {
                 failure = failure != null ? failure : "the registration could not wait: " + heldUp;
                 continue;
             }
-            try {
-                f.join();
-            } catch (CompletionException e) {
-                Throwable c = e.getCause();
-                if (failure == null) {
-                    failure = c instanceof UringException || c instanceof IllegalStateException ? c.getMessage()
-                            : String.valueOf(c);
-                }
+            if (failure == null) {
+                failure = failureOf(f);
             }
         }
         if (failure != null) {
             unregisterBuffers(region);
         }
         return failure;
+    }
+
+    /** Why a completed registration failed, or null if it did not. */
+    private static String failureOf(CompletableFuture<Void> registration) {
+        try {
+            registration.join();
+            return null;
+        } catch (CompletionException e) {
+            return describe(e.getCause());
+        }
+    }
+
+    private static String describe(Throwable t) {
+        return t instanceof UringException || t instanceof IllegalStateException ? t.getMessage() : String.valueOf(t);
     }
 
     @Override
