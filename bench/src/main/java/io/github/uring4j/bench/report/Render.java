@@ -96,7 +96,9 @@ public final class Render {
             row.add(r.params.getOrDefault("threads", ""));
             row.add(r.params.getOrDefault("depth", ""));
             row.add(num(r.primaryValue(), 0));
-            row.add(num(r.primaryValue() / base.primaryValue(), 2));
+            // uring4j beside fio: against the mean of the fio runs around it where fio ran twice (O_DIRECT)
+            Double vsFio = r.metrics.get("ratio_vs_fio");
+            row.add(num(vsFio != null && base.strategy.startsWith("fio") ? vsFio : r.primaryValue() / base.primaryValue(), 2));
             Double cpu = r.metrics.get("cpu_us_per_op");
             row.add(cpu == null ? "–" : num(cpu, 2));
             if (carriers) {

@@ -24,7 +24,9 @@ public final class Targets {
                 ratio(ringCached, fioCached), 0.95);
         Result fioDirect = find(sections, s -> s.title.startsWith("fio") && s.title.contains("O_DIRECT"), "fio io_uring", null);
         Result ringDirect = find(sections, s -> s.title.startsWith("fio") && s.title.contains("O_DIRECT"), "uring4j ring", null);
-        add(out, "ring API, O_DIRECT 4 KiB random read, 1 thread, depth 128, vs fio io_uring", ratio(ringDirect, fioDirect), 0.97);
+        add(out, "ring API, O_DIRECT 4 KiB random read, 1 thread, depth 128, vs fio io_uring (the mean of a fio run"
+                + " before and one after)", ringDirect != null && ringDirect.metrics.containsKey("ratio_vs_fio")
+                ? ringDirect.metrics.get("ratio_vs_fio") : ratio(ringDirect, fioDirect), 0.97);
         Result async = find(sections, s -> s.title.startsWith("fio") && !s.title.contains("O_DIRECT"), "uring4j async", null);
         add(out, "async API, cached 4 KiB random read, 1 loop, depth 32, vs fio io_uring (neither checks the data)",
                 ratio(async, fioCached), 0.8);
