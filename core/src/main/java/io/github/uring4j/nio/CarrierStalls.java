@@ -12,7 +12,8 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * Calls of virtual threads that could hold their carrier for long, made on a platform thread instead while the
- * virtual thread waits unmounted: buffered writes while the kernel makes writers wait, and large copies.
+ * virtual thread waits unmounted: buffered writes while the kernel makes writers wait, and large copies that read
+ * the device (a copy of cached pages stays, as a write does).
  *
  * <p>ext4 cannot take a buffered write without possibly waiting ({@code RWF_NOWAIT} is refused), so a write of a
  * virtual thread is a call on its carrier: as fast as a write gets while the page cache takes it. When the kernel

@@ -903,8 +903,29 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
                 if (n == len || !nowait) {
                     return (int) n;
                 }
-                // Part of it was in the page cache: the rest is read as a whole, as a blocking read would.
+                // A short read: the end of the file, or the first page the cache does not hold. One more call tells
+                // which (0 at the end, EAGAIN at a missing page) where sending the rest to the ring would cost every
+                // read across the end a round trip through the event loop. Whatever the cache holds of the rest
+                // comes too; what it does not is read as a whole below, as a blocking read would.
                 done = (int) n;
+                while (done < len) {
+                    long more = inline(true, address + done, len - done, position < 0 ? -1 : position + done,
+                            Uapi.RWF_NOWAIT, held);
+                    if (more <= 0) {
+                        if (more == 0 || more != -Errno.EAGAIN) {
+                            return done; // the end of the file; or an error after bytes moved, which the next call meets
+                        }
+                        break;
+                    }
+                    Counters.BYTES_READ.add(more);
+                    if (dst != null) {
+                        dst.position(dst.position() + (int) more);
+                    }
+                    done += (int) more;
+                }
+                if (done == len) {
+                    return done;
+                }
             } else if (n == -Errno.EOPNOTSUPP && nowait) {
                 nowaitReads = false;
             } else if (n != -Errno.EAGAIN) {
@@ -1246,7 +1267,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
 
     // ============================================================================================ position, size
 
-    private long position0() throws IOException {
+    long position0() throws IOException {
         if (append) {
             return size0();
         }

@@ -178,6 +178,69 @@ class DropInPathsTest {
         assertArrayEquals(pattern(100, 2), java.util.Arrays.copyOfRange(got, 20_000, 20_100));
     }
 
+    /**
+     * A virtual thread's read across the end of a cached file, at a position and at the file position, into direct
+     * and heap buffers: the bytes up to the end, made on the thread without the ring (a second {@code RWF_NOWAIT}
+     * call finds the end; before, every such read made a round trip through the event loop, which cost a mix of
+     * positional reads of 200 virtual threads nearly half its rate). A read whose first page is cached and whose
+     * second is not still gets both: the rest from the ring.
+     */
+    @Test
+    void aVirtualThreadsReadAcrossTheEndStaysOffTheRingAndOneAcrossAMissingPageGetsItAll() throws Exception {
+        Path p = file(10_000);
+        byte[] want = Files.readAllBytes(p);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        long before = UringFiles.statistics().ringOperations();
+        Thread.ofVirtual().start(() -> {
+            try (FileChannel ch = UringFiles.newFileChannel(p, StandardOpenOption.READ)) {
+                for (ByteBuffer b : new ByteBuffer[] {ByteBuffer.allocateDirect(8192), ByteBuffer.allocate(8192)}) {
+                    assertEquals(5000, ch.read(b.clear(), 5000));
+                    assertArrayEquals(java.util.Arrays.copyOfRange(want, 5000, 10_000), bytes(b));
+                    ch.position(4000);
+                    assertEquals(6000, ch.read(b.clear()));
+                    assertEquals(10_000, ch.position());
+                    assertArrayEquals(java.util.Arrays.copyOfRange(want, 4000, 10_000), bytes(b));
+                    assertEquals(-1, ch.read(b.clear()));
+                }
+            } catch (Throwable t) {
+                failure.set(t);
+            }
+        }).join();
+        if (failure.get() != null) {
+            throw new AssertionError(failure.get());
+        }
+        assertEquals(before, UringFiles.statistics().ringOperations(), "a read across the end went to the ring");
+
+        io.github.uring4j.file.TestFiles.assumeNotInMemory(p, "its pages cannot be dropped from the cache");
+        io.github.uring4j.file.TestFiles.evict(p);
+        byte[] first = pattern(4096, 77);
+        try (FileChannel w = FileChannel.open(p, StandardOpenOption.WRITE)) {
+            w.write(ByteBuffer.wrap(first), 0); // a whole page written: cached without reading the next one
+        }
+        Thread.ofVirtual().start(() -> {
+            try (FileChannel ch = UringFiles.newFileChannel(p, StandardOpenOption.READ)) {
+                ByteBuffer b = ByteBuffer.allocateDirect(8192);
+                assertEquals(8192, ch.read(b, 0));
+                byte[] got = bytes(b);
+                assertArrayEquals(first, java.util.Arrays.copyOf(got, 4096));
+                assertArrayEquals(java.util.Arrays.copyOfRange(want, 4096, 8192), java.util.Arrays.copyOfRange(got,
+                        4096, 8192));
+            } catch (Throwable t) {
+                failure.set(t);
+            }
+        }).join();
+        if (failure.get() != null) {
+            throw new AssertionError(failure.get());
+        }
+        assertTrue(UringFiles.statistics().ringOperations() > before, "the page out of the cache came from the ring");
+    }
+
+    private static byte[] bytes(ByteBuffer b) {
+        byte[] got = new byte[b.flip().remaining()];
+        b.get(got);
+        return got;
+    }
+
     /** O_DIRECT reads from virtual threads go through the ring; the bytes are right. */
     @Test
     void virtualThreadsReadDirectFilesThroughTheRing() throws Exception {
