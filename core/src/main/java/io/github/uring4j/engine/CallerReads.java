@@ -100,6 +100,23 @@ public final class CallerReads {
                 h.callerReads(IN_MEMORY);
                 n = LeanCalls.preadv2(sc.capture, h.fd, sc.iov, 1, r.position, 0);
             }
+            // A short read: the end of the file, or (RWF_NOWAIT) the first page the cache does not hold. One more call
+            // tells which, where the loop's read would cost a read across the end a round trip: 0 at the end (the
+            // result is then the short count, as the loop's), EAGAIN at a missing page (the loop reads it all).
+            while (n > 0 && n < r.length && !r.fully) {
+                sc.iov.set(ValueLayout.JAVA_LONG, 0, r.address + n);
+                sc.iov.set(ValueLayout.JAVA_LONG, 8, r.length - n);
+                long more = LeanCalls.preadv2(sc.capture, h.fd, sc.iov, 1, r.position + n,
+                        inMemory || h.callerReads() == IN_MEMORY ? 0 : Uapi.RWF_NOWAIT);
+                if (more == 0) {
+                    b.callerReadDone();
+                    return n;
+                }
+                if (more < 0) {
+                    return -1;
+                }
+                n += more;
+            }
         } catch (IllegalStateException | LinkageError e) {
             h.callerReads(NEVER); // the calls cannot be made here: the loops read
             return -1;

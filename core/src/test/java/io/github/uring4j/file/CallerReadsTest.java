@@ -102,11 +102,31 @@ class CallerReadsTest {
             // at the end: -1, as the loop says it
             assertEquals(-1, get(f.read(ByteBuffer.allocateDirect(10), data.length)));
             assertEquals(502, callerReads(io));
-            // across the end: a part only, so the loop reads it all and says how much
+            // across the end: a part, and a second call finds the end (before, the loop read it all again)
             ByteBuffer tail = ByteBuffer.allocateDirect(100);
             assertEquals(40, get(f.read(tail, data.length - 40)));
             assertEquals(40, tail.position());
-            assertEquals(502, callerReads(io));
+            tail.flip();
+            for (int i = 0; i < 40; i++) {
+                assertEquals(data[data.length - 40 + i], tail.get(i));
+            }
+            assertEquals(503, callerReads(io));
+        }
+        // A read whose first page is cached and whose second is not: the second call says EAGAIN, and the loop reads
+        // it all (a heap buffer too, whose bytes come through the loop's memory).
+        TestFiles.assumeNotInMemory(p, "its pages cannot be dropped from the cache");
+        TestFiles.evict(p);
+        byte[] first = TestFiles.pattern(4096, 12);
+        try (java.nio.channels.FileChannel w = java.nio.channels.FileChannel.open(p, StandardOpenOption.WRITE)) {
+            w.write(ByteBuffer.wrap(first), 0); // a whole page written: cached without reading the next one
+        }
+        try (IoExecutor io = UringExecutorTest.uring().build();
+                AsyncFile f = get(AsyncFile.open(io, p, StandardOpenOption.READ))) {
+            ByteBuffer b = ByteBuffer.allocate(8192);
+            assertEquals(8192, get(f.read(b, 0)));
+            assertArrayEquals(first, Arrays.copyOf(b.array(), 4096));
+            assertArrayEquals(Arrays.copyOfRange(data, 4096, 8192), Arrays.copyOfRange(b.array(), 4096, 8192));
+            assertEquals(0, callerReads(io), "a read the page cache held a part of was made here");
         }
     }
 
