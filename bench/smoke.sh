@@ -56,6 +56,8 @@ step "lucene --one-jvm"               0 "$bench" lucene --dir "$tmp/lucene" --do
 step "error: lucene --docs 0"        2 "$bench" lucene --dir "$tmp/lucene" --docs 0
 step "carriers"                      0 "$bench" carriers --dir "$tmp/carriers" --seconds 0.3 --rounds 1 --big 8 -q --json "$tmp/carriers.json"
 step "error: carriers --writers 0"   2 "$bench" carriers --dir "$tmp/carriers" --writers 0
+step "mixed"                         0 "$bench" mixed --dir "$tmp/mixed" --threads 8 --seconds 0.2 --rounds 1 -q --json "$tmp/mixed.json"
+step "error: mixed --ops nosuch"     2 "$bench" mixed --dir "$tmp/mixed" --ops nosuch
 step "startup"                       0 "$bench" startup --dir "$tmp/startup" --runs 1 --work 0,20 -q --json "$tmp/startup.json"
 step "error: startup --runs 0"       2 "$bench" startup --dir "$tmp/startup" --runs 0
 step "iops"                          0 "$bench" iops -r 1 -O 0 -d 8 -q --create 4m "$tmp/iops.bin"

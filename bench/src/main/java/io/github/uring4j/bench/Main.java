@@ -15,7 +15,8 @@ import picocli.CommandLine.Command;
         description = "io_uring and JDK file I/O benchmarks",
         subcommands = {IopsCommand.class, GenerateCommand.class, ReadCommand.class, LoadTypesCommand.class,
             io.github.uring4j.bench.files.FilesCommand.class, io.github.uring4j.bench.lucene.LuceneCommand.class,
-            io.github.uring4j.bench.carriers.CarriersCommand.class, io.github.uring4j.bench.startup.StartupCommand.class,
+            io.github.uring4j.bench.carriers.CarriersCommand.class, io.github.uring4j.bench.mixed.MixedCommand.class,
+            io.github.uring4j.bench.startup.StartupCommand.class,
             FioCommand.class, ReportCommand.class, JmhCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 

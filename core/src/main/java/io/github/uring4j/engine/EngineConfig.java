@@ -34,6 +34,11 @@ public final class EngineConfig {
      */
     public int inlineWriteMax = 1 << 20;
     /**
+     * The most io-wq workers each loop's ring runs at once for work on regular files that blocks ({@code fsync},
+     * buffered ext4 writes, opens that miss the cache); 0: the kernel's default, four per CPU.
+     */
+    public int ioWorkers = 64;
+    /**
      * Bytes of buffered (page-cache) transfers one file keeps in flight on one loop; more wait, in order (one
      * transfer always runs, whatever its size). The kernel copies them with the CPU: buffers beyond the caches
      * cost more than the parallelism gains ({@link CpuCaches}). Only regular files count, and not their

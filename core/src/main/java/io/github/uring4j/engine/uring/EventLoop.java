@@ -253,6 +253,13 @@ final class EventLoop implements Runnable {
         } catch (UringException e) {
             // older kernel: enter by descriptor
         }
+        if (config.ioWorkers > 0) {
+            try {
+                ring.setIoWqMaxWorkers(config.ioWorkers, 0); // 5.15; the unbounded limit stays the kernel's
+            } catch (UringException e) {
+                // an older kernel: its default (four per CPU)
+            }
+        }
         arena = Arena.ofShared();
         wakeup = new Wakeup(sys, arena);
         slots = new SlotTable(arena, Math.min(config.inFlightLimit, 1024));
