@@ -28,7 +28,8 @@ import picocli.CommandLine.Option;
  * {@code mixed}: many threads calling {@code FileChannel} operations of the kinds asked for, at random, on a few
  * shared cached files of 256 KiB, with buffers of 1 byte to 68 KiB (heap and direct) at positions up to 40,000 bytes
  * past the end: the JDK's channel and uring4j's drop-in ({@code UringFiles.newFileChannel}) taking turns. Positional
- * writes put a pattern of the offset, relative writes a zero; every positional read is checked against them.
+ * writes put a pattern of the offset, relative writes a zero; every positional read is checked against them. Each
+ * thread's {@code transferTo} copies go to a file of its own, rewritten from its start after 1 MiB.
  */
 @Command(name = "mixed", mixinStandardHelpOptions = true, versionProvider = io.github.uring4j.bench.Version.class,
         description = "Many threads (virtual by default) calling random FileChannel operations on a few shared cached "
@@ -87,13 +88,19 @@ public final class MixedCommand implements Callable<Integer> {
         Files.createDirectories(dir);
         Map<String, long[]> counts = new LinkedHashMap<>();
         Map<String, Double> secs = new LinkedHashMap<>();
+        Map<String, Long> ringOps = new LinkedHashMap<>();
+        Map<String, Long> offCarrier = new LinkedHashMap<>();
         for (int round = 0; round < rounds; round++) {
             for (String which : round % 2 == 0 ? List.of(JDK, URING) : List.of(URING, JDK)) {
                 if (!quiet) {
                     System.err.printf(Locale.ROOT, "mixed: round %d of %d, %s%n", round + 1, rounds, which);
                 }
                 long t0 = System.nanoTime();
+                io.github.uring4j.nio.DropInStatistics before = UringFiles.statistics();
                 long[] c = turn(which, kinds);
+                io.github.uring4j.nio.DropInStatistics after = UringFiles.statistics();
+                ringOps.merge(which, after.ringOperations() - before.ringOperations(), Long::sum);
+                offCarrier.merge(which, after.offCarrierCalls() - before.offCarrierCalls(), Long::sum);
                 secs.merge(which, (System.nanoTime() - t0) / 1e9, Double::sum);
                 long[] sum = counts.computeIfAbsent(which, k -> new long[KINDS.size()]);
                 for (int k = 0; k < sum.length; k++) {
@@ -115,7 +122,8 @@ public final class MixedCommand implements Callable<Integer> {
                 long n = category.equals("all") ? java.util.Arrays.stream(c).sum() : c[KINDS.indexOf(category)];
                 Result r = new Result("mixed", which).param("category", category).param("threads", threads)
                         .param("thread_kind", platform ? "platform" : "virtual").param("ops", String.join(",", ops))
-                        .param("rounds", rounds).metric("ops_per_s", n / secs.get(which))
+                        .param("rounds", rounds).param("ring_operations", ringOps.get(which))
+                        .param("off_carrier_calls", offCarrier.get(which)).metric("ops_per_s", n / secs.get(which))
                         .primary("ops_per_s", "ops/s");
                 rows.add(r);
             }
@@ -143,11 +151,10 @@ public final class MixedCommand implements Callable<Integer> {
             Files.write(p, new byte[SIZE]);
             files.add(p);
         }
-        Path sink = dir.resolve("mixed-sink.bin");
         FileChannel[] ch = new FileChannel[FILES];
         AtomicLongArray done = new AtomicLongArray(KINDS.size());
         AtomicReference<Throwable> failure = new AtomicReference<>();
-        try (FileChannel out = open(which, sink)) {
+        try {
             for (int i = 0; i < FILES; i++) {
                 ch[i] = open(which, files.get(i));
             }
@@ -155,12 +162,15 @@ public final class MixedCommand implements Callable<Integer> {
             List<Thread> workers = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
                 int seed = t;
+                Path sink = dir.resolve("mixed-sink-" + t + ".bin");
                 Runnable work = () -> {
                     Random rnd = new Random(seed);
                     ByteBuffer direct = ByteBuffer.allocateDirect(MAX_BUFFER);
                     ByteBuffer heap = ByteBuffer.allocate(MAX_BUFFER);
                     long[] mine = new long[KINDS.size()];
-                    try {
+                    // each thread's copies go to a file of its own, rewritten from the start after 1 MiB: a copy
+                    // waits for no other thread's, and the page cache does not fill with what the copies wrote
+                    try (FileChannel out = open(which, sink)) {
                         while (System.nanoTime() < end && failure.get() == null) {
                             int kind = kinds[rnd.nextInt(kinds.length)];
                             ByteBuffer b = (rnd.nextBoolean() ? direct : heap).clear().limit(rnd.nextInt(1, MAX_BUFFER));
@@ -169,6 +179,12 @@ public final class MixedCommand implements Callable<Integer> {
                         }
                     } catch (Throwable e) {
                         failure.compareAndSet(null, e);
+                    } finally {
+                        try {
+                            Files.deleteIfExists(sink);
+                        } catch (IOException e) {
+                            failure.compareAndSet(null, e);
+                        }
                     }
                     for (int k = 0; k < mine.length; k++) {
                         done.addAndGet(k, mine[k]);
@@ -188,7 +204,6 @@ public final class MixedCommand implements Callable<Integer> {
             for (Path p : files) {
                 Files.deleteIfExists(p);
             }
-            Files.deleteIfExists(sink);
         }
         if (failure.get() != null) {
             throw new IllegalStateException(which + ": " + failure.get(), failure.get());
@@ -246,7 +261,12 @@ public final class MixedCommand implements Callable<Integer> {
                     // another thread of this JVM holds it
                 }
             }
-            case 10 -> c.transferTo(pos, 65_536 + rnd.nextInt(65_536), out);
+            case 10 -> {
+                c.transferTo(pos, 65_536 + rnd.nextInt(65_536), out);
+                if (out.position() > 1 << 20) {
+                    out.position(0);
+                }
+            }
             default -> c.force(false);
         }
     }
@@ -259,6 +279,11 @@ public final class MixedCommand implements Callable<Integer> {
             Result ours = rows.get(i + 1);
             b.append(String.format(Locale.ROOT, "%-10s %,16.0f %,16.0f %9.2fx%n", jdk.params.get("category"),
                     jdk.primaryValue(), ours.primaryValue(), ours.primaryValue() / jdk.primaryValue()));
+        }
+        if (!rows.isEmpty()) {
+            Result ours = rows.get(1);
+            b.append("uring4j: ").append(ours.params.get("ring_operations")).append(" operations through the ring, ")
+                    .append(ours.params.get("off_carrier_calls")).append(" calls made off their carriers\n");
         }
         return b.toString();
     }
