@@ -30,9 +30,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * another thread interrupts them at random and closes channels under them (the threads open them again): no call
  * fails with anything but what the JDK's channel throws in that case, no thread is left waiting, every byte a read
  * returns is one some positional write put there (or a zero), and once every channel is closed no descriptor of the
- * files is left open. Found by this workload, beside the JDK's channel: a virtual thread's read across the end of a
- * file went through the event loop, and its copy of cached pages through a platform thread (a mix of these
- * operations ran at 0.54 times the JDK's rate; 0.87 since).
+ * files is left open. The same workload beside the JDK's channel, timed ({@code uring4j-bench mixed}), found that a
+ * virtual thread's read across the end of a file went through the event loop, and its copy of cached pages through
+ * a platform thread.
  */
 class DropInChaosTest {
     private static final int FILES = 6;
