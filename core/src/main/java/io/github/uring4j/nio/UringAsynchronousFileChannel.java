@@ -159,6 +159,21 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
             return;
         }
         refuseIfShutDown();
+        if (read && op.isFuture()) {
+            // the future of a read the page cache holds: made here on the channel's own descriptor, with no hand-over
+            // to a loop, and no ring copy of the descriptor to make now and to close through the loop later
+            int n;
+            try {
+                n = file.readCachedNow(buf, position);
+            } catch (IOException e) {
+                op.fail(isOpen() ? e : new ClosedChannelException());
+                return;
+            }
+            if (n != UringFileChannel.NOT_NOW) {
+                op.succeed(n);
+                return;
+            }
+        }
         FileHandle h;
         try {
             h = file.ringHandle();

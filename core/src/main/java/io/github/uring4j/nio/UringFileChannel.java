@@ -875,6 +875,56 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
      * {@code dst} (a direct buffer whose memory {@code address} is, or null for staging memory) advances by the bytes
      * read. {@code held}: the caller's context, whose staging memory {@code address} is (it stays with the caller).
      */
+    /** {@link #readCachedNow}: the read must go to the ring. */
+    static final int NOT_NOW = -2;
+
+    /**
+     * A positional read that the page cache holds, made on this thread without waiting and without the ring (the
+     * futures of uring4j's {@code AsynchronousFileChannel}): the bytes read, {@code dst} advanced by them, or -1 at the
+     * end of the file; {@link #NOT_NOW} when it must go to the ring, {@code dst} untouched: a page out of the cache,
+     * an error (the ring's read reports it), a file system that refuses {@code RWF_NOWAIT}, a file that is not
+     * regular, {@code O_DIRECT}, more than 256 KiB, or memory other than a heap buffer or a plain direct buffer. Only
+     * for a channel that an interrupt does not close.
+     */
+    int readCachedNow(ByteBuffer dst, long position) throws IOException {
+        int len = dst.remaining();
+        if (direct || !nowaitReads || len == 0 || len > io.github.uring4j.engine.CallerReads.MAX
+                || position > Long.MAX_VALUE - len || !(dst.isDirect() ? Memory.kind(dst) == Memory.HELD : dst.hasArray())
+                || !regular()) {
+            return NOT_NOW;
+        }
+        Call c = Call.get();
+        try {
+            MemorySegment into = dst.isDirect() ? null : c.scratch(len);
+            long address = into == null ? Memory.address(dst) : into.address();
+            int done = 0;
+            while (done < len) {
+                long n = inline(true, address + done, len - done, position + done, Uapi.RWF_NOWAIT, c);
+                if (n == 0) {
+                    break; // the end of the file
+                }
+                if (n < 0) {
+                    if (n == -Errno.EOPNOTSUPP) {
+                        nowaitReads = false;
+                    }
+                    return NOT_NOW; // a page out of the cache, or an error: the ring reads it all and says
+                }
+                done += (int) n;
+            }
+            if (done == 0) {
+                return -1;
+            }
+            if (into != null) {
+                MemorySegment.copy(into, 0, MemorySegment.ofBuffer(dst), 0, done);
+            }
+            dst.position(dst.position() + done);
+            Counters.BYTES_READ.add(done);
+            return done;
+        } finally {
+            c.release();
+        }
+    }
+
     private int readInto(ByteBuffer dst, long address, int len, long position, Call held) throws IOException {
         boolean virtual = Thread.currentThread().isVirtual();
         boolean firstTry = !(direct && virtual);

@@ -135,6 +135,13 @@ public class OneAtATimeBenchmark {
     }
 
     @Benchmark
+    public long openReadCloseUringAsynchronousFileChannel() throws Exception {
+        try (AsynchronousFileChannel ch = UringFiles.newAsynchronousFileChannel(file, StandardOpenOption.READ)) {
+            return checked(ch.read(next(), offset).get());
+        }
+    }
+
+    @Benchmark
     public long openReadCloseAsyncFile() throws IOException {
         return openReadClose(spinning);
     }

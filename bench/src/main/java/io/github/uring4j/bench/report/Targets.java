@@ -78,6 +78,10 @@ public final class Targets {
         add(out, "one file at a time from a platform thread, open + 4 KiB read + close: AsyncFile vs the JDK's"
                 + " AsynchronousFileChannel", ratio(find(sections, one, "openReadCloseAsyncFile", null),
                         find(sections, one, "openReadCloseJdkAsynchronousFileChannel", null)), 1.0);
+        add(out, "one file at a time from a platform thread, open + 4 KiB read + close: uring4j's"
+                + " AsynchronousFileChannel vs the JDK's", ratio(find(sections, one,
+                        "openReadCloseUringAsynchronousFileChannel", null),
+                        find(sections, one, "openReadCloseJdkAsynchronousFileChannel", null)), 1.0);
         Predicate<Section> drop = s -> s.title.startsWith("FileChannel drop-in");
         add(out, "drop-in FileChannel, cached 4 KiB random read, 1 thread, direct buffer, vs the JDK's FileChannel",
                 ratio(find(sections, drop, "dropin", null), find(sections, drop, "channel", null)), 1.2);
