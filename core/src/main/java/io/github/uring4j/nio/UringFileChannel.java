@@ -870,11 +870,6 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         return total;
     }
 
-    /**
-     * Reads {@code len} bytes into the native memory at {@code address}: bytes read, or -1 at the end of the file.
-     * {@code dst} (a direct buffer whose memory {@code address} is, or null for staging memory) advances by the bytes
-     * read. {@code held}: the caller's context, whose staging memory {@code address} is (it stays with the caller).
-     */
     /** {@link #readCachedNow}: the read must go to the ring. */
     static final int NOT_NOW = -2;
 
@@ -925,6 +920,11 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         }
     }
 
+    /**
+     * Reads {@code len} bytes into the native memory at {@code address}: bytes read, or -1 at the end of the file.
+     * {@code dst} (a direct buffer whose memory {@code address} is, or null for staging memory) advances by the bytes
+     * read. {@code held}: the caller's context, whose staging memory {@code address} is (it stays with the caller).
+     */
     private int readInto(ByteBuffer dst, long address, int len, long position, Call held) throws IOException {
         boolean virtual = Thread.currentThread().isVirtual();
         boolean firstTry = !(direct && virtual);
@@ -962,7 +962,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
                     long more = inline(true, address + done, len - done, position < 0 ? -1 : position + done,
                             Uapi.RWF_NOWAIT, held);
                     if (more <= 0) {
-                        if (more == 0 || more != -Errno.EAGAIN) {
+                        if (more != -Errno.EAGAIN) {
                             return done; // the end of the file; or an error after bytes moved, which the next call meets
                         }
                         break;
