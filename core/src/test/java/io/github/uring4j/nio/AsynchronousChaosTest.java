@@ -117,12 +117,7 @@ class AsynchronousChaosTest {
         }
         assertEquals(issued.get(), told.get(), "handlers told");
         assertTrue(calls.get() > 500, "calls: " + calls);
-        List<String> open;
-        long fdDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!(open = Conform.fdsUnder(dir)).isEmpty() && System.nanoTime() < fdDeadline) {
-            Thread.sleep(20);
-        }
-        assertEquals(List.of(), open, "descriptors of the files left open");
+        assertEquals(List.of(), Conform.fdsUnderWithin(dir, 10), "descriptors of the files left open");
     }
 
     private static AsynchronousFileChannel open(Path p) throws java.io.IOException {

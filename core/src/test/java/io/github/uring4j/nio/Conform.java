@@ -157,7 +157,6 @@ final class Conform {
         return p;
     }
 
-    /** The descriptors of this process that refer to a file under {@code dir}, as "fd -> target". */
     /**
      * The descriptors still open under {@code dir} once garbage collection has had up to a minute to close what is
      * unreachable (none, if it did).
@@ -173,6 +172,20 @@ final class Conform {
         return open;
     }
 
+    /**
+     * The descriptors still open under {@code dir} after up to {@code seconds} for closes under way to finish, without
+     * collecting garbage: a channel that was never closed stays counted.
+     */
+    static List<String> fdsUnderWithin(Path dir, long seconds) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        List<String> open;
+        while (!(open = fdsUnder(dir)).isEmpty() && System.nanoTime() - deadline < 0) {
+            Thread.sleep(20);
+        }
+        return open;
+    }
+
+    /** The descriptors of this process that refer to a file under {@code dir}, as "fd -> target". */
     static List<String> fdsUnder(Path dir) throws IOException {
         String prefix = dir.toRealPath().toString();
         List<String> out = new ArrayList<>();

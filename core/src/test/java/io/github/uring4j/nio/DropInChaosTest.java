@@ -130,12 +130,7 @@ class DropInChaosTest {
         }
         assertTrue(calls.get() > 1000, "calls: " + calls);
         assertTrue(checked.get() > 100, "reads checked: " + checked);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        List<String> open;
-        while (!(open = descriptorsUnder(dir)).isEmpty() && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
-        assertEquals(List.of(), open, "descriptors of the files left open");
+        assertEquals(List.of(), Conform.fdsUnderWithin(dir, 10), "descriptors of the files left open");
     }
 
     private static FileChannel open(Path p) throws IOException {
@@ -186,23 +181,5 @@ class DropInChaosTest {
                 }
             }
         }
-    }
-
-    /** Descriptors of this process open on files under {@code dir}. */
-    private static List<String> descriptorsUnder(Path dir) throws IOException {
-        List<String> found = new ArrayList<>();
-        try (var fds = Files.list(Path.of("/proc/self/fd"))) {
-            for (Path fd : (Iterable<Path>) fds::iterator) {
-                try {
-                    Path target = Files.readSymbolicLink(fd);
-                    if (target.startsWith(dir)) {
-                        found.add(fd.getFileName() + " -> " + target);
-                    }
-                } catch (IOException e) {
-                    // closed meanwhile
-                }
-            }
-        }
-        return found;
     }
 }
