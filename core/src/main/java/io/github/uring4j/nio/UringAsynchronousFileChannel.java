@@ -159,7 +159,8 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
             return;
         }
         refuseIfShutDown();
-        if (read && op.isFuture()) {
+        boolean tryHere = read && op.isFuture();
+        if (tryHere) {
             // the future of a read the page cache holds: made here on the channel's own descriptor, with no hand-over
             // to a loop, and no ring copy of the descriptor to make now and to close through the loop later
             int n;
@@ -169,10 +170,11 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
                 op.fail(isOpen() ? e : new ClosedChannelException());
                 return;
             }
-            if (n != UringFileChannel.NOT_NOW) {
+            if (n != UringFileChannel.NOT_NOW && n != UringFileChannel.MISSED) {
                 op.succeed(n);
                 return;
             }
+            tryHere = n == UringFileChannel.NOT_NOW; // tried and missed: asking the page cache again only repeats it
         }
         FileHandle h;
         try {
@@ -201,8 +203,9 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
             op.fail(new java.nio.channels.AsynchronousCloseException());
             return;
         }
-        if (read && op.isFuture()) {
-            // the future of a read the page cache holds: made here (see CallerReads), no hand-over to a loop
+        if (tryHere) {
+            // the future of a read the page cache holds into other memory (a pool's, a shared arena's): made here
+            // (see CallerReads), no hand-over to a loop
             long n = CallerReads.tryRead(h, backend, r);
             if (n >= 0) {
                 Counters.CALLER_CALLS.increment();

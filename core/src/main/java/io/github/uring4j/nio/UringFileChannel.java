@@ -870,16 +870,18 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         return total;
     }
 
-    /** {@link #readCachedNow}: the read must go to the ring. */
+    /** {@link #readCachedNow}: not made here (the memory, the file or the size); the caller's other ways may. */
     static final int NOT_NOW = -2;
+    /** {@link #readCachedNow}: the read must go to the ring; it was tried here, and the page cache did not hold it. */
+    static final int MISSED = -3;
 
     /**
      * A positional read that the page cache holds, made on this thread without waiting and without the ring (the
      * futures of uring4j's {@code AsynchronousFileChannel}): the bytes read, {@code dst} advanced by them, or -1 at the
-     * end of the file; {@link #NOT_NOW} when it must go to the ring, {@code dst} untouched: a page out of the cache,
-     * an error (the ring's read reports it), a file system that refuses {@code RWF_NOWAIT}, a file that is not
-     * regular, {@code O_DIRECT}, more than 256 KiB, or memory other than a heap buffer or a plain direct buffer. Only
-     * for a channel that an interrupt does not close.
+     * end of the file; when it must go to the ring, {@code dst} untouched: {@link #MISSED} after a page out of the
+     * cache or an error (the ring's read reports it); {@link #NOT_NOW} for a file system that refuses
+     * {@code RWF_NOWAIT}, a file that is not regular, {@code O_DIRECT}, more than 256 KiB, or memory other than a
+     * heap buffer or a plain direct buffer. Only for a channel that an interrupt does not close.
      */
     int readCachedNow(ByteBuffer dst, long position) throws IOException {
         int len = dst.remaining();
@@ -901,8 +903,9 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
                 if (n < 0) {
                     if (n == -Errno.EOPNOTSUPP) {
                         nowaitReads = false;
+                        return NOT_NOW; // a file in memory (tmpfs) is read plainly elsewhere (CallerReads)
                     }
-                    return NOT_NOW; // a page out of the cache, or an error: the ring reads it all and says
+                    return MISSED; // a page out of the cache, or an error: the ring reads it all and says
                 }
                 done += (int) n;
             }
