@@ -20,7 +20,6 @@ import java.nio.channels.NonReadableChannelException;
 import java.nio.channels.NonWritableChannelException;
 import java.nio.channels.ReadableByteChannel;
 import java.nio.channels.WritableByteChannel;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * {@link UringFileChannel#transferTo} and {@link UringFileChannel#transferFrom}, as the JDK's channel makes them:
@@ -119,14 +118,10 @@ final class ChannelTransfers {
             return 0;
         }
         if (target instanceof UringFileChannel u && !u.append) { // O_DIRECT or not, as the JDK's copy_file_range
-            u.positionLock.lock();
-            try {
-                long n = copyRange(ch, ch, position, u, -1, count);
-                if (n >= 0) {
-                    return n;
-                }
-            } finally {
-                u.positionLock.unlock();
+            long c = count;
+            long n = u.positionLock.callLong(() -> copyRange(ch, ch, position, u, -1, c));
+            if (n >= 0) {
+                return n;
             }
         }
         long n = transferToMapped(ch, position, count, target);
@@ -190,18 +185,10 @@ final class ChannelTransfers {
         }
         // the source's position is read, then moved: no relative read of ours may come between (the JDK's channel
         // holds its own position lock likewise; a JDK channel's cannot be held from here)
-        ReentrantLock lock = from instanceof UringFileChannel u && u != ch
-                ? u.positionLock : null;
-        if (lock != null) {
-            lock.lock();
+        if (from instanceof UringFileChannel u && u != ch) {
+            return u.positionLock.callLong(() -> transferFromMappedLocked(ch, from, position, count));
         }
-        try {
-            return transferFromMappedLocked(ch, from, position, count);
-        } finally {
-            if (lock != null) {
-                lock.unlock();
-            }
-        }
+        return transferFromMappedLocked(ch, from, position, count);
     }
 
     private static long transferFromMappedLocked(UringFileChannel ch, FileChannel from, long position,
@@ -310,14 +297,9 @@ final class ChannelTransfers {
         // transfer to a position past the largest file the file system holds fails there (EFBIG) without a byte of
         // the source consumed, and so does one of no bytes.
         if (src instanceof UringFileChannel u && !ch.append && u.size0() > 0) {
-            u.positionLock.lock();
-            try {
-                long n = copyRange(ch, u, -1, ch, position, count);
-                if (n >= 0) {
-                    return n;
-                }
-            } finally {
-                u.positionLock.unlock();
+            long n = u.positionLock.callLong(() -> copyRange(ch, u, -1, ch, position, count));
+            if (n >= 0) {
+                return n;
             }
         } else if (!ch.append && ch.jdkTwinFor(src) instanceof FileChannel twin) {
             if (!ch.direct) {

@@ -46,7 +46,6 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A {@link FileChannel} with the JDK's semantics whose reads and writes are system calls made by the calling
@@ -106,7 +105,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
     /** Where ring operations go: the executor, resolved on the first one (most channels never need a ring). */
     private final java.util.function.Supplier<IoExecutor> executors;
     private volatile Engine engine;
-    final ReentrantLock positionLock = new ReentrantLock();
+    final PositionLock positionLock = new PositionLock();
     /** Calls on the caller's thread using {@link #fd} now; {@link #CLOSED} once the channel closes. */
     private final AtomicInteger uses = new AtomicInteger();
     final Resources resources;
@@ -552,16 +551,13 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         if (!readable) {
             throw new NonReadableChannelException();
         }
-        positionLock.lock();
-        try {
+        return positionLock.callInt(() -> {
             blocking(); // the JDK's channel finds a null or read-only buffer after it began
             if (direct) {
                 checkPositionAligned(position0());
             }
             return read0(dst, -1);
-        } finally {
-            positionLock.unlock();
-        }
+        });
     }
 
     @Override
@@ -604,8 +600,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         if (!readable) {
             throw new NonReadableChannelException();
         }
-        positionLock.lock();
-        try {
+        return positionLock.callLong(() -> {
             blocking(); // the JDK's channel looks at the buffers after it began
             if (direct) {
                 checkPositionAligned(position0());
@@ -631,9 +626,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
                 }
             }
             return total;
-        } finally {
-            positionLock.unlock();
-        }
+        });
     }
 
     /**
@@ -1015,16 +1008,13 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         if (!writable) {
             throw new NonWritableChannelException();
         }
-        positionLock.lock();
-        try {
+        return positionLock.callInt(() -> {
             blocking();
             if (direct) {
                 checkPositionAligned(position0());
             }
             return write0(src, -1);
-        } finally {
-            positionLock.unlock();
-        }
+        });
     }
 
     @Override
@@ -1051,8 +1041,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         if (!writable) {
             throw new NonWritableChannelException();
         }
-        positionLock.lock();
-        try {
+        return positionLock.callLong(() -> {
             blocking();
             if (direct) {
                 checkPositionAligned(position0());
@@ -1062,9 +1051,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
                 return vector(false, srcs, offset, end);
             }
             return gather(srcs, offset, end - offset);
-        } finally {
-            positionLock.unlock();
-        }
+        });
     }
 
     /**
@@ -1345,13 +1332,10 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
     @Override
     public long position() throws IOException {
         ensureOpen();
-        positionLock.lock();
-        try {
+        return positionLock.callLong(() -> {
             blocking();
             return position0();
-        } finally {
-            positionLock.unlock();
-        }
+        });
     }
 
     @Override
@@ -1360,14 +1344,12 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         if (newPosition < 0) {
             throw new IllegalArgumentException();
         }
-        positionLock.lock();
-        try {
+        positionLock.callLong(() -> {
             blocking();
             seek(newPosition);
-            return this;
-        } finally {
-            positionLock.unlock();
-        }
+            return 0;
+        });
+        return this;
     }
 
     private void seek(long p) throws IOException {
@@ -1430,8 +1412,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         if (!writable) {
             throw new NonWritableChannelException();
         }
-        positionLock.lock();
-        try {
+        positionLock.callLong(() -> {
             blocking();
             long p = position0();
             long now = size0();
@@ -1463,10 +1444,9 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
             if (!append) {
                 seek(p);
             }
-            return this;
-        } finally {
-            positionLock.unlock();
-        }
+            return 0;
+        });
+        return this;
     }
 
     @Override
