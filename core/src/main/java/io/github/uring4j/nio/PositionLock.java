@@ -13,9 +13,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * contention every operation cost a park, an unpark and a trip through the scheduler. Measured on JDK 25 (2 cores),
  * 200 virtual threads making relative reads, scattering reads and {@code position} calls on shared channels, against
  * the JDK's channel in the same run: one channel, 0.67-0.70 times its rate with the {@code ReentrantLock}, 0.95-1.07
- * with the monitor; eight channels, 0.67-0.70 against 0.93-0.96 once warm. The monitor is slower to warm up: the
- * first measured turn of the eight-channel run (after an unmeasured one) made 0.53-0.57 times the JDK's rate, every
- * later one 0.93-0.96.
+ * with the monitor; eight channels, 0.67-0.70 against 0.93-0.96. With monitors, a turn of either channel sometimes
+ * runs at about half its rate (the JDK's channel alone made 1.46, 0.79 and 1.25 million operations a second in three
+ * turns, ours alone 1.40-1.53 million in each); in runs taking turns it fell on one of ours (0.53-0.57).
  */
 final class PositionLock {
     /** True where a virtual thread may park inside {@code synchronized} without pinning its carrier. */
