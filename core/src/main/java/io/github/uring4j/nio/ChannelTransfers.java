@@ -118,8 +118,8 @@ final class ChannelTransfers {
             return 0;
         }
         if (target instanceof UringFileChannel u && !u.append) { // O_DIRECT or not, as the JDK's copy_file_range
-            long c = count;
-            long n = u.positionLock.callLong(() -> copyRange(ch, ch, position, u, -1, c));
+            long bytes = count; // count was bounded above: a lambda takes an effectively final copy
+            long n = u.positionLock.callLong(() -> copyRange(ch, ch, position, u, -1, bytes));
             if (n >= 0) {
                 return n;
             }
