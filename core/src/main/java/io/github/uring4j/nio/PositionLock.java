@@ -44,17 +44,7 @@ final class PositionLock {
     }
 
     int callInt(IntBody body) throws IOException {
-        if (lock == null) {
-            synchronized (this) {
-                return body.run();
-            }
-        }
-        lock.lock();
-        try {
-            return body.run();
-        } finally {
-            lock.unlock();
-        }
+        return (int) callLong(body::run);
     }
 
     long callLong(LongBody body) throws IOException {
