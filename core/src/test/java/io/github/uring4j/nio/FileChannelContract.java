@@ -1893,13 +1893,23 @@ abstract class FileChannelContract {
 
     @Test
     void aLockHeldByAnotherProcessIsWaitedFor() throws Exception {
+        aLockHeldByAnotherProcessIsWaitedFor(Thread.ofPlatform());
+    }
+
+    /** uring4j's channel tries first on a virtual thread (see VirtualThreadLocksTest): the wait must still come. */
+    @Test
+    void aLockHeldByAnotherProcessIsWaitedForByAVirtualThread() throws Exception {
+        aLockHeldByAnotherProcessIsWaitedFor(Thread.ofVirtual());
+    }
+
+    private void aLockHeldByAnotherProcessIsWaitedFor(Thread.Builder threads) throws Exception {
         Path p = file("f", pattern(10, 71));
         try (SecondProcess other = SecondProcess.start(); FileChannel ch = open(p, READ, WRITE)) {
             assertEquals("HOLDING", other.ask("hold " + p));
             assertNull(ch.tryLock(), "tryLock does not wait");
             assertNull(ch.tryLock(5, 5, true));
             CompletableFuture<FileLock> waiting = new CompletableFuture<>();
-            Thread t = Thread.ofPlatform().name("locker").start(() -> {
+            Thread t = threads.name("locker").start(() -> {
                 try {
                     waiting.complete(ch.lock());
                 } catch (Throwable e) {
