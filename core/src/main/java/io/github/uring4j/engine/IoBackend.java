@@ -80,6 +80,14 @@ public interface IoBackend {
     int inFlight();
 
     /**
+     * Requests submitted whose operation has not ended yet, wherever they wait (a client may have been told of a
+     * timeout or a cancel meanwhile): zero once everything handed to this backend has run or been dropped.
+     */
+    default int unfinished() {
+        return inFlight() + stats().queued();
+    }
+
+    /**
      * True when a client may make a read that cannot block ({@code RWF_NOWAIT}) on its own thread first, with the
      * descriptor pinned ({@link FileHandle#tryPin}), and hand the request over only when that read could not do it: the
      * backend then waits for such reads before it closes a descriptor. Not for {@code h} once the loop that serves it

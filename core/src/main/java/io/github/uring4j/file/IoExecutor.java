@@ -310,6 +310,11 @@ public final class IoExecutor implements AutoCloseable {
         return backend.inFlight();
     }
 
+    /** Operations submitted and not yet ended, queued ones included (tests wait for it to reach zero). */
+    int unfinished() {
+        return backend.unfinished();
+    }
+
     void checkOpen() {
         if (life.closed) {
             throw new IllegalStateException("IoExecutor " + name + " is closed");

@@ -39,11 +39,16 @@ class UringExecutorTest {
         return IoExecutor.builder().backend(Backend.IO_URING).loops(1);
     }
 
+    /**
+     * Waits until every operation handed to {@code io} has ended: in flight and queued ones both (a read that timed
+     * out may still wait in a queue, and only then run).
+     */
     static void waitIdle(IoExecutor io) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (io.inFlight() > 0 && System.nanoTime() < deadline) {
+        while (io.unfinished() > 0 && System.nanoTime() < deadline) {
             Thread.sleep(2);
         }
+        assertEquals(0, io.unfinished(), "operations not yet ended");
         assertEquals(0, io.inFlight(), "operations still in flight");
     }
 

@@ -25,6 +25,7 @@ final class Task implements Runnable {
     Task(ThreadsBackend backend, Request request) {
         this.backend = backend;
         this.request = request;
+        backend.unfinished.incrementAndGet();
     }
 
     @Override
@@ -59,6 +60,9 @@ final class Task implements Runnable {
     /** Marks the end; after this no one tells the client early. */
     void markEnded() {
         synchronized (this) {
+            if (!ended) {
+                backend.unfinished.decrementAndGet();
+            }
             ended = true;
         }
         ScheduledFuture<?> t = timeout;

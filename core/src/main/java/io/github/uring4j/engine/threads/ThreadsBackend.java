@@ -51,6 +51,11 @@ public final class ThreadsBackend implements IoBackend {
     private final Set<Task> running = ConcurrentHashMap.newKeySet();
     private final Set<Thread> workers = ConcurrentHashMap.newKeySet();
     private final AtomicInteger inFlight = new AtomicInteger();
+    /**
+     * Tasks made and not yet ended (queued, waiting behind their file, running): {@link #inFlight} alone misses a
+     * task between the pool's queue and its worker.
+     */
+    final AtomicInteger unfinished = new AtomicInteger();
     private final java.util.concurrent.atomic.AtomicLong completed = new java.util.concurrent.atomic.AtomicLong();
     private volatile boolean open = true;
     private ScheduledThreadPoolExecutor timer;
@@ -510,6 +515,11 @@ public final class ThreadsBackend implements IoBackend {
     @Override
     public int inFlight() {
         return inFlight.get();
+    }
+
+    @Override
+    public int unfinished() {
+        return unfinished.get();
     }
 
     @Override
