@@ -33,8 +33,8 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "mixed", mixinStandardHelpOptions = true, versionProvider = io.github.uring4j.bench.Version.class,
         description = "Many threads (virtual by default) calling random FileChannel operations on a few shared cached "
-                + "files, the JDK's channel and uring4j's drop-in taking turns: operations per second, of each kind and "
-                + "in all. Every positional read is checked.")
+                + "files, the JDK's channel and uring4j's drop-in taking turns (after an unmeasured turn of each): "
+                + "operations per second, of each kind and in all. Every positional read is checked.")
 public final class MixedCommand implements Callable<Integer> {
     /** The operation kinds, in the order of {@code --ops}. */
     static final List<String> KINDS = List.of("pread", "pwrite", "read", "write", "scatter", "size", "position",
@@ -90,6 +90,14 @@ public final class MixedCommand implements Callable<Integer> {
         Map<String, Double> secs = new LinkedHashMap<>();
         Map<String, Long> ringOps = new LinkedHashMap<>();
         Map<String, Long> offCarrier = new LinkedHashMap<>();
+        // One unmeasured turn of each first (a second at most), as the other commands have a JIT pass: the measured
+        // turns then do not include the JIT compiling either channel's paths.
+        for (String which : List.of(JDK, URING)) {
+            if (!quiet) {
+                System.err.printf(Locale.ROOT, "mixed: warm-up, %s%n", which);
+            }
+            turn(which, kinds, Math.min(seconds, 1.0));
+        }
         for (int round = 0; round < rounds; round++) {
             for (String which : round % 2 == 0 ? List.of(JDK, URING) : List.of(URING, JDK)) {
                 if (!quiet) {
@@ -97,7 +105,7 @@ public final class MixedCommand implements Callable<Integer> {
                 }
                 long t0 = System.nanoTime();
                 io.github.uring4j.nio.DropInStatistics before = UringFiles.statistics();
-                long[] c = turn(which, kinds);
+                long[] c = turn(which, kinds, seconds);
                 io.github.uring4j.nio.DropInStatistics after = UringFiles.statistics();
                 ringOps.merge(which, after.ringOperations() - before.ringOperations(), Long::sum);
                 offCarrier.merge(which, after.offCarrierCalls() - before.offCarrierCalls(), Long::sum);
@@ -143,8 +151,8 @@ public final class MixedCommand implements Callable<Integer> {
         return (byte) (offset * 7 + 1 | 1);
     }
 
-    /** One turn of {@code which}: the operations each thread completed, by kind. */
-    long[] turn(String which, int[] kinds) throws Exception {
+    /** One turn of {@code which}, {@code turnSeconds} long: the operations each thread completed, by kind. */
+    long[] turn(String which, int[] kinds, double turnSeconds) throws Exception {
         List<Path> files = new ArrayList<>();
         for (int i = 0; i < FILES; i++) {
             Path p = dir.resolve("mixed-" + i + ".bin");
@@ -158,7 +166,7 @@ public final class MixedCommand implements Callable<Integer> {
             for (int i = 0; i < FILES; i++) {
                 ch[i] = open(which, files.get(i));
             }
-            long end = System.nanoTime() + (long) (seconds * 1e9);
+            long end = System.nanoTime() + (long) (turnSeconds * 1e9);
             List<Thread> workers = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
                 int seed = t;
