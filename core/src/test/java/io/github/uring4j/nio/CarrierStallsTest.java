@@ -4,14 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -70,27 +67,12 @@ class CarrierStallsTest {
      * the numbers it prints.
      */
     long[] oneCarrier(Path file, boolean everyWriteStalls) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
-                "--enable-native-access=ALL-UNNAMED", "-Djdk.virtualThreadScheduler.parallelism=1",
-                "-Djdk.virtualThreadScheduler.maxPoolSize=1", "-cp", System.getProperty("java.class.path"),
-                OneCarrier.class.getName(), file.toString(), String.valueOf(everyWriteStalls)));
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        Thread reader = Thread.ofPlatform().daemon().start(() -> {
-            try {
-                p.getInputStream().transferTo(out);
-            } catch (java.io.IOException e) {
-                // the child was killed: what it printed so far is reported below
-            }
-        });
-        boolean ended = p.waitFor(60, TimeUnit.SECONDS);
-        if (!ended) {
-            p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-        }
-        reader.join(10_000);
-        assertTrue(ended, "child still running after 60 s: " + out.toString(StandardCharsets.UTF_8));
-        String text = out.toString(StandardCharsets.UTF_8);
-        assertEquals(0, p.exitValue(), text);
+        Conform.Child child = Conform.runJava(List.of("-Djdk.virtualThreadScheduler.parallelism=1",
+                "-Djdk.virtualThreadScheduler.maxPoolSize=1"), OneCarrier.class, file.toString(),
+                String.valueOf(everyWriteStalls));
+        String text = child.output();
+        assertTrue(child.ended(), "child still running after 60 s: " + text);
+        assertEquals(0, child.exit(), text);
         String last = text.lines().reduce((a, b) -> b).orElseThrow();
         assertTrue(last.startsWith("seen "), text);
         String[] f = last.split(" ");

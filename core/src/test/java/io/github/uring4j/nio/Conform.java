@@ -27,6 +27,37 @@ final class Conform {
     /** How long any single wait in these tests may take before it fails with a message. */
     static final long WAIT_SECONDS = 60;
 
+    /** How a child JVM ended: whether it did within the time given, its exit code (-1 if killed), what it printed. */
+    record Child(boolean ended, int exit, String output) {
+    }
+
+    /**
+     * Runs {@code main} in a child JVM (this JVM's {@code java} and class path, native access, then {@code jvmArgs})
+     * with {@code args}; kills it after {@link #WAIT_SECONDS}.
+     */
+    static Child runJava(List<String> jvmArgs, Class<?> main, String... args) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
+                "--enable-native-access=ALL-UNNAMED"));
+        cmd.addAll(jvmArgs);
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), main.getName()));
+        cmd.addAll(List.of(args));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        Thread reader = Thread.ofPlatform().daemon().start(() -> {
+            try {
+                p.getInputStream().transferTo(out);
+            } catch (IOException e) {
+                // the child was killed: what it printed so far is reported
+            }
+        });
+        boolean ended = p.waitFor(WAIT_SECONDS, TimeUnit.SECONDS);
+        if (!ended) {
+            p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+        reader.join(10_000);
+        return new Child(ended, ended ? p.exitValue() : -1, out.toString(java.nio.charset.StandardCharsets.UTF_8));
+    }
+
     /** Something a channel does, which may throw anything. */
     @FunctionalInterface
     interface Action {

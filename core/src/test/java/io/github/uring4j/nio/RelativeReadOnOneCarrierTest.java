@@ -3,7 +3,6 @@ package io.github.uring4j.nio;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -33,27 +32,11 @@ class RelativeReadOnOneCarrierTest {
     @Test
     void aVirtualThreadWaitingForTheRingInsideThePositionLockLeavesItsCarrier() throws Exception {
         Path fifo = Conform.fifo(tmp, "fifo");
-        List<String> cmd = List.of(ProcessHandle.current().info().command().orElseThrow(),
-                "--enable-native-access=ALL-UNNAMED", "-Djdk.virtualThreadScheduler.parallelism=1",
-                "-Djdk.virtualThreadScheduler.maxPoolSize=1", "-cp", System.getProperty("java.class.path"),
-                ReadUnderTheLock.class.getName(), fifo.toString());
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        Thread reader = Thread.ofPlatform().daemon().start(() -> {
-            try {
-                p.getInputStream().transferTo(out);
-            } catch (IOException e) {
-                // the child was killed: what it printed so far is reported below
-            }
-        });
-        boolean ended = p.waitFor(60, TimeUnit.SECONDS);
-        if (!ended) {
-            p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-        }
-        reader.join(10_000);
-        String text = out.toString(StandardCharsets.UTF_8);
-        assertTrue(ended, "the reader kept the only carrier (child still running after 60 s): " + text);
-        assertEquals(0, p.exitValue(), text);
+        Conform.Child child = Conform.runJava(List.of("-Djdk.virtualThreadScheduler.parallelism=1",
+                "-Djdk.virtualThreadScheduler.maxPoolSize=1"), ReadUnderTheLock.class, fifo.toString());
+        String text = child.output();
+        assertTrue(child.ended(), "the reader kept the only carrier (child still running after 60 s): " + text);
+        assertEquals(0, child.exit(), text);
         assertTrue(text.contains("READ 5 hello PARKED true"), text);
     }
 

@@ -3,11 +3,9 @@ package io.github.uring4j.nio;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
@@ -32,15 +30,10 @@ class VirtualThreadLocksTest {
     /** In a fresh JVM (no carriers left by other tests): 200 virtual threads locking regions of their own. */
     @Test
     void uncontendedLocksOfVirtualThreadsAddNoCarriers() throws Exception {
-        List<String> cmd = List.of(ProcessHandle.current().info().command().orElseThrow(),
-                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
-                ManyLockers.class.getName(), tmp.resolve("locked").toString());
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        p.getInputStream().transferTo(out);
-        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "child still running");
-        String text = out.toString(StandardCharsets.UTF_8);
-        assertEquals(0, p.exitValue(), text);
+        Conform.Child child = Conform.runJava(List.of(), ManyLockers.class, tmp.resolve("locked").toString());
+        String text = child.output();
+        assertTrue(child.ended(), "child still running");
+        assertEquals(0, child.exit(), text);
         String last = text.lines().reduce((a, b) -> b).orElseThrow();
         assertTrue(last.startsWith("LOCKS 20000 CARRIERS "), text);
         String[] f = last.split(" ");
