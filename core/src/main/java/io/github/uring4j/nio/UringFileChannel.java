@@ -833,7 +833,13 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
                 : writeFrom(b, Memory.address(b), len, position, null);
     }
 
-    /** Reads a heap buffer (or a shared arena's) through staging memory, in pieces of {@link #STAGE} bytes. */
+    /**
+     * Reads a heap buffer (or a shared arena's) through staging memory, in pieces of {@link #STAGE} bytes. A heap
+     * array could go to {@code pread} itself through a critical downcall, but not to {@code preadv2} (its
+     * {@code iovec} would hold the array's address), so not with {@code RWF_NOWAIT}: a read that misses the page
+     * cache would hold off the garbage collector while it waits for the device. Cached, that saved nothing at 4 KiB
+     * and a seventh at 64 KiB (the README's drop-in section).
+     */
     private int stagedRead(ByteBuffer dst, long position) throws IOException {
         int total = 0;
         while (dst.hasRemaining()) {
