@@ -2,6 +2,7 @@ package io.github.uring4j.engine;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.lang.ref.WeakReference;
 import java.nio.ByteBuffer;
 
@@ -171,8 +172,10 @@ public final class Memory {
                 r.copyBackTo = buf;
             } else if (buf.isDirect()) {
                 MemorySegment.copy(whole(buf), buf.position(), b, 0, len);
+            } else if (buf.hasArray()) { // copied as an array: cheaper than a segment over the buffer
+                MemorySegment.copy(buf.array(), buf.arrayOffset() + buf.position(), b, ValueLayout.JAVA_BYTE, 0, len);
             } else {
-                MemorySegment.copy(MemorySegment.ofBuffer(buf), 0, b, 0, len);
+                MemorySegment.copy(MemorySegment.ofBuffer(buf), 0, b, 0, len); // read-only
             }
         } catch (RuntimeException e) {
             bounces.release(b);
@@ -305,7 +308,8 @@ public final class Memory {
                     if (b.isDirect()) {
                         MemorySegment.copy(r.bounce, 0, whole(b), b.position(), n);
                     } else {
-                        MemorySegment.copy(r.bounce, 0, MemorySegment.ofBuffer(b), 0, n);
+                        MemorySegment.copy(r.bounce, ValueLayout.JAVA_BYTE, 0, b.array(), b.arrayOffset() + b.position(),
+                                Math.toIntExact(n));
                     }
                 } else {
                     MemorySegment.copy(r.bounce, 0, (MemorySegment) to, 0, n);

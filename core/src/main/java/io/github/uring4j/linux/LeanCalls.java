@@ -56,6 +56,12 @@ public final class LeanCalls {
         static final MethodHandle MH = handle("pwrite64",
                 FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG));
     }
+    private static final class READ {
+        static final MethodHandle MH = handle("read", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
+    }
+    private static final class WRITE {
+        static final MethodHandle MH = handle("write", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
+    }
     private static final class OPEN {
         static final MethodHandle MH = handle("open",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), Linker.Option.firstVariadicArg(2));
@@ -222,6 +228,27 @@ public final class LeanCalls {
         try {
             return result((long) PWRITE.MH.invokeExact(capture, fd, MemorySegment.ofAddress(address), count, offset),
                     capture);
+        } catch (Throwable t) {
+            throw linkage(t);
+        }
+    }
+
+    /**
+     * {@code read(fd, buf, count)} at the file position into the native memory at {@code address}: the relative read
+     * without flags, with no {@code iovec} for the kernel to copy in.
+     */
+    public static long read(MemorySegment capture, int fd, long address, long count) {
+        try {
+            return result((long) READ.MH.invokeExact(capture, fd, MemorySegment.ofAddress(address), count), capture);
+        } catch (Throwable t) {
+            throw linkage(t);
+        }
+    }
+
+    /** {@code write(fd, buf, count)} at the file position (at the end with {@code O_APPEND}). */
+    public static long write(MemorySegment capture, int fd, long address, long count) {
+        try {
+            return result((long) WRITE.MH.invokeExact(capture, fd, MemorySegment.ofAddress(address), count), capture);
         } catch (Throwable t) {
             throw linkage(t);
         }

@@ -145,11 +145,16 @@ public final class UringFileSystemProvider extends FileSystemProvider {
      * one or throws what the JDK throws); {@code false} for FIFOs, devices, sockets and directories.
      */
     private boolean regularOrAbsent(Path file) {
+        BasicFileAttributes a = look(file);
+        return a == null || a.isRegularFile();
+    }
+
+    /** The file's attributes, or null when it does not exist or they cannot be read (the open then says why). */
+    private BasicFileAttributes look(Path file) {
         try {
-            BasicFileAttributes a = builtin.readAttributesIfExists(file, BasicFileAttributes.class);
-            return a == null || a.isRegularFile();
+            return builtin.readAttributesIfExists(file, BasicFileAttributes.class);
         } catch (IOException e) {
-            return true; // the open says why, as the JDK's would
+            return null;
         }
     }
 
@@ -211,7 +216,8 @@ public final class UringFileSystemProvider extends FileSystemProvider {
             return builtin.newInputStream(path, options);
         }
         Path file = builtinPath(path);
-        if (!regularOrAbsent(file)) {
+        BasicFileAttributes look = look(file);
+        if (look != null && !look.isRegularFile()) {
             return builtin.newInputStream(file, options);
         }
         Set<OpenOption> opts = new HashSet<>(options.length);
@@ -221,7 +227,11 @@ public final class UringFileSystemProvider extends FileSystemProvider {
             }
             opts.add(opt);
         }
-        return new FileChannelInputStream(opener.open(file, opts));
+        FileChannel ch = opener.open(file, opts);
+        if (look != null && ch instanceof UringFileChannel u) {
+            u.expectEnd(look.size());
+        }
+        return new FileChannelInputStream(ch);
     }
 
     /**
