@@ -60,6 +60,11 @@ step "mixed"                         0 "$bench" mixed --dir "$tmp/mixed" --threa
 step "error: mixed --ops nosuch"     2 "$bench" mixed --dir "$tmp/mixed" --ops nosuch
 step "startup"                       0 "$bench" startup --dir "$tmp/startup" --runs 1 --work 0,20 -q --json "$tmp/startup.json"
 step "error: startup --runs 0"       2 "$bench" startup --dir "$tmp/startup" --runs 0
+step "everyday"                      0 "$bench" everyday --dir "$tmp/everyday" --rounds 1 --passes 2 --text-size 1M --files 50 -q --json "$tmp/everyday.json"
+step "error: everyday --only nosuch" 2 "$bench" everyday --dir "$tmp/everyday-none" --only nosuch
+if [ -e "$tmp/everyday-none" ]; then
+  echo "FAIL  everyday --only nosuch wrote its files before it failed"; failed=1
+fi
 step "iops"                          0 "$bench" iops -r 1 -O 0 -d 8 -q --create 4m "$tmp/iops.bin"
 if command -v fio >/dev/null; then
   step "fio"                         0 "$bench" fio --dir "$data" --engine io_uring,psync --duration 1 -q

@@ -16,7 +16,7 @@ import picocli.CommandLine.Command;
         subcommands = {IopsCommand.class, GenerateCommand.class, ReadCommand.class, LoadTypesCommand.class,
             io.github.uring4j.bench.files.FilesCommand.class, io.github.uring4j.bench.lucene.LuceneCommand.class,
             io.github.uring4j.bench.carriers.CarriersCommand.class, io.github.uring4j.bench.mixed.MixedCommand.class,
-            io.github.uring4j.bench.startup.StartupCommand.class,
+            io.github.uring4j.bench.startup.StartupCommand.class, io.github.uring4j.bench.everyday.EverydayCommand.class,
             FioCommand.class, ReportCommand.class, JmhCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 
