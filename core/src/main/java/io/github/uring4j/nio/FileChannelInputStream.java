@@ -14,8 +14,9 @@ import java.util.Objects;
  * {@code readNBytes} use the channel's position and size, {@code transferTo} another such stream uses
  * {@link FileChannel#transferTo}, and interrupts do not close the channel (see {@link Builtin.Uninterruptible}).
  * <p>
- * Only for regular files: the JDK's stream asks its own channel whether the file is seekable, which a foreign
- * channel cannot answer, so the provider gives FIFOs, devices and {@code /dev/stdin} the JDK's own stream.
+ * Over a uring4j channel it asks the channel what the file is: of a FIFO, a device or {@code /dev/stdin} it reads on
+ * without seeking, as the JDK's stream does ({@code skip} reads past the bytes, {@code available} says 0). Over another channel it takes the file for a regular one: the provider opens such streams only for
+ * regular files.
  */
 final class FileChannelInputStream extends InputStream {
     /** The least array a growing {@code readAllBytes} moves to, as {@code InputStream}'s buffer size. */
@@ -30,6 +31,8 @@ final class FileChannelInputStream extends InputStream {
     private byte[] bs;
     private ByteBuffer bb;
     private byte[] b1;
+    /** Whether the file is something other than a regular file or a directory: null until asked. */
+    private Boolean other;
 
     FileChannelInputStream(FileChannel ch) {
         this.ch = ch;
@@ -43,6 +46,15 @@ final class FileChannelInputStream extends InputStream {
 
     FileChannel channel() {
         return ch;
+    }
+
+    /** Whether the file cannot be seeked (a FIFO, a device, a socket), as far as the channel can tell. */
+    private boolean other() {
+        Boolean o = other;
+        if (o == null) {
+            other = o = ch instanceof UringFileChannel u && !u.regular();
+        }
+        return o;
     }
 
     private boolean clearInterrupt() {
@@ -116,6 +128,9 @@ final class FileChannelInputStream extends InputStream {
     /** Reads into an array of the remaining size at once, then on to the end if the file grew meanwhile. */
     @Override
     public byte[] readAllBytes() throws IOException {
+        if (other()) {
+            return super.readAllBytes();
+        }
         long length = size();
         long remaining = length - position();
         if (length <= 0 || remaining <= 0) {
@@ -155,6 +170,9 @@ final class FileChannelInputStream extends InputStream {
         if (len == 0) {
             return new byte[0];
         }
+        if (other()) {
+            return super.readNBytes(len);
+        }
         long length = size();
         long remaining = length - position();
         if (length <= 0 || remaining <= 0) {
@@ -173,9 +191,16 @@ final class FileChannelInputStream extends InputStream {
         return capacity == nread ? buf : Arrays.copyOf(buf, nread);
     }
 
-    /** The bytes between the position and the end of the file, at most {@code Integer.MAX_VALUE}. */
+    /**
+     * The bytes between the position and the end of the file, at most {@code Integer.MAX_VALUE}; of a FIFO, device
+     * or socket 0, as the JDK's stream answers (it does not count what a pipe holds).
+     */
     @Override
     public int available() throws IOException {
+        if (other()) {
+            ((UringFileChannel) ch).ensureOpen();
+            return 0;
+        }
         long remaining = Math.max(0, size() - position());
         return (int) Math.min(remaining, Integer.MAX_VALUE);
     }
@@ -183,6 +208,9 @@ final class FileChannelInputStream extends InputStream {
     /** Moves the position, no further than the end of the file and no further back than its start. */
     @Override
     public synchronized long skip(long n) throws IOException {
+        if (other()) {
+            return super.skip(n);
+        }
         long pos = position();
         long newPos;
         if (n > 0) {
@@ -205,7 +233,7 @@ final class FileChannelInputStream extends InputStream {
     @Override
     public long transferTo(OutputStream out) throws IOException {
         Objects.requireNonNull(out, "out");
-        if (!(out instanceof FileChannelOutputStream target)) {
+        if (!(out instanceof FileChannelOutputStream target) || other()) {
             return super.transferTo(out);
         }
         boolean interrupted = clearInterrupt();

@@ -562,6 +562,38 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         hintAt = 0;
     }
 
+    /**
+     * For a stream just opened on this channel: asks the descriptor what the file is and how long (one
+     * {@code statx} without a path to walk), so that the stream knows whether it may seek, and its reads from the
+     * start end where the file does without a second call to tell.
+     */
+    void lookAtFile() throws IOException {
+        Call c = Call.get();
+        try {
+            MemorySegment sx = c.statx;
+            enterOrThrow();
+            int r;
+            try {
+                r = LeanCalls.statx(c.capture, fd, EMPTY_PATH, Uapi.AT_EMPTY_PATH, Statx.STATX_TYPE | Statx.STATX_SIZE,
+                        sx);
+            } finally {
+                leave();
+            }
+            Counters.CALLER_CALLS.increment();
+            if (r < 0) {
+                throw JdkErrors.io(-r);
+            }
+            int type = Short.toUnsignedInt(sx.get(ValueLayout.JAVA_SHORT, Statx.MODE)) & 0170000;
+            fileType = type == 0100000 || type == 0040000 ? REGULAR : OTHER;
+            if (type == 0100000) {
+                expectEnd(sx.get(JAVA_LONG, Statx.SIZE));
+            }
+        } finally {
+            c.release();
+        }
+    }
+
+
     // ============================================================================================ reads
 
     @Override

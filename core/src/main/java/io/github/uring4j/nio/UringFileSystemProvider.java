@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.URI;
 import java.nio.channels.AsynchronousFileChannel;
+import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.file.AccessMode;
@@ -76,6 +77,8 @@ public final class UringFileSystemProvider extends FileSystemProvider {
     private final FileSystem builtinFs;
     private final UringFileSystem fs;
     private final Opener opener;
+    /** {@link #opener} is {@link UringFiles#newFileChannel}, whose channels say what their file is. */
+    private final boolean ownChannels;
 
     /**
      * The provider over {@code builtin}, the JDK's provider of the default file system: the constructor the JDK
@@ -88,13 +91,18 @@ public final class UringFileSystemProvider extends FileSystemProvider {
      *                taken for the provider it wraps)
      */
     public UringFileSystemProvider(FileSystemProvider builtin) {
-        this(builtin, UringFiles::newFileChannel);
+        this(builtin, UringFiles::newFileChannel, true);
         UringFiles.lookEarly();
     }
 
     /** The provider over {@code builtin} with its file channels from {@code opener}. */
     UringFileSystemProvider(FileSystemProvider builtin, Opener opener) {
+        this(builtin, opener, false);
+    }
+
+    private UringFileSystemProvider(FileSystemProvider builtin, Opener opener, boolean ownChannels) {
         this.opener = opener;
+        this.ownChannels = ownChannels;
         if (builtin instanceof UringFileSystemProvider u) {
             builtin = u.builtin;
         }
@@ -216,16 +224,34 @@ public final class UringFileSystemProvider extends FileSystemProvider {
             return builtin.newInputStream(path, options);
         }
         Path file = builtinPath(path);
-        BasicFileAttributes look = look(file);
-        if (look != null && !look.isRegularFile()) {
-            return builtin.newInputStream(file, options);
-        }
         Set<OpenOption> opts = new HashSet<>(options.length);
         for (OpenOption opt : options) {
             if (opt == null) {
                 throw new NullPointerException();
             }
             opts.add(opt);
+        }
+        if (ownChannels && !UringFiles.jdkChannels()) {
+            // Opened first, as the JDK's stream is (a FIFO's open waits for a writer there too); what the file is,
+            // and how long, comes from the descriptor: a look at the path first walked it a second time: 14% of the
+            // time of a stream of a small file read by its first line (async-profiler).
+            FileChannel ch = opener.open(file, opts);
+            if (ch instanceof UringFileChannel u) {
+                try {
+                    u.lookAtFile();
+                } catch (IOException | RuntimeException e) {
+                    ch.close();
+                    throw e;
+                }
+                return new FileChannelInputStream(ch);
+            }
+            // io_uring turned out unusable meanwhile: the JDK's channel, and its own stream over it, which asks it
+            // whether it may seek
+            return Channels.newInputStream(ch);
+        }
+        BasicFileAttributes look = look(file);
+        if (look != null && !look.isRegularFile()) {
+            return builtin.newInputStream(file, options);
         }
         FileChannel ch = opener.open(file, opts);
         if (look != null && ch instanceof UringFileChannel u) {

@@ -153,6 +153,41 @@ class ProviderInterruptsAndPipesTest {
         writer.get(30, TimeUnit.SECONDS);
     }
 
+    /**
+     * A FIFO's stream answers {@code available()} as the JDK's does (0, though the pipe holds bytes: one write of
+     * 1,000 bytes, a pipe moves up to 4 KiB at once, one byte read, 999 left), then reads the rest and the end once
+     * the writer closes.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("providers")
+    void aFifosStreamCountsTheBytesThePipeHoldsAsTheJdksDoes(String name, UringFileSystemProvider provider)
+            throws Exception {
+        List<String> outcomes = new ArrayList<>();
+        for (Path p : List.of(fifo(tmp.resolve("jdk")), ours(provider, fifo(tmp.resolve("ours"))))) {
+            CompletableFuture<Void> release = new CompletableFuture<>();
+            Path plain = Path.of(p.toString());
+            CompletableFuture<Void> writer = CompletableFuture.runAsync(() -> {
+                try (OutputStream out = Files.newOutputStream(plain)) {
+                    out.write(ProviderRoutedFilesTest.pattern(1000, 5));
+                    out.flush();
+                    release.get(30, TimeUnit.SECONDS);
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            try (InputStream in = Files.newInputStream(p)) {
+                int first = in.read();
+                int held = in.available();
+                release.complete(null);
+                writer.get(30, TimeUnit.SECONDS);
+                byte[] rest = in.readAllBytes();
+                outcomes.add(first + " " + held + " " + rest.length + " " + in.available() + " " + in.read());
+            }
+        }
+        assertEquals(outcomes.get(0), outcomes.get(1), "the JDK's stream, then ours");
+        assertEquals("5 0 999 0 -1", outcomes.get(1));
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("providers")
     void fifosAreWrittenAndReadWholeThroughFiles(String name, UringFileSystemProvider provider) throws Exception {
