@@ -54,8 +54,9 @@ import java.util.concurrent.ExecutorService;
  * JDK comes back to this provider for every file operation; built-in paths made before it was installed are taken
  * wherever a path is expected.
  * <p>
- * Where it differs from the JDK: streams of FIFOs, devices and other files that are not regular files, and
- * {@code Files.copy} between two paths, are the JDK's own; the JDK keeps its channel behind
+ * Where it differs from the JDK: output streams of FIFOs, devices and other files that are not regular files, and
+ * {@code Files.copy} between two paths, are the JDK's own (input streams of them are this provider's, reading on
+ * without seeking as the JDK's do); the JDK keeps its channel behind
  * {@code Files.readAllBytes}, {@code readString} and the streams from being closed by an interrupt, which this
  * provider does for a channel that can be told to (see the package documentation), and otherwise only for an
  * interrupt made before the call; {@code java.net.UnixDomainSocketAddress} accepts only paths of the JDK's own
