@@ -77,6 +77,7 @@ public final class ReportCommand implements Callable<Integer> {
     static final String CARRIERS = "Virtual threads beside a writer holding the file's lock";
     static final String STARTUP = "A fresh JVM on the provider: whole runs of a short program";
     static final String STARTUP_READ = "A fresh JVM on the provider: its first read";
+    static final String EVERYDAY = "Everyday Files calls on the provider (page cache)";
 
     @Option(names = "--collect", split = ",", description = "Instead of running, render these result JSON files (or directories of them): "
             + "results.json / --json output of read, loadtypes, fio, report, and JMH's -rf json output.")
@@ -126,6 +127,7 @@ public final class ReportCommand implements Callable<Integer> {
                             : r.workload.equals("lucene") ? (r.primaryUnit.equals("docs/s") ? LUCENE_INDEX : LUCENE_QUERIES)
                             : r.workload.equals("carriers") ? CARRIERS
                             : r.workload.equals("startup") ? (r.primary.equals("runs_per_s") ? STARTUP : STARTUP_READ)
+                            : r.workload.equals("everyday") ? EVERYDAY
                             : r.workload;
                     byWorkload.computeIfAbsent(w, k -> new ArrayList<>()).add(r);
                 }
@@ -332,6 +334,11 @@ public final class ReportCommand implements Callable<Integer> {
                     suRows.stream().filter(r -> r.primary.equals("runs_per_s")).toList()));
             add(sections, new Section(STARTUP_READ, startupCommand,
                     suRows.stream().filter(r -> !r.primary.equals("runs_per_s")).toList()));
+            // 6d. the Files calls of ordinary programs, in fresh JVMs on each provider
+            List<String> evArgs = List.of("--rounds", quick ? "1" : "2", "--passes", quick ? "2" : "4", "--text-size",
+                    quick ? "4M" : "32M", "--files", quick ? "200" : "1000");
+            add(sections, new Section(EVERYDAY, "uring4j-bench everyday " + String.join(" ", evArgs),
+                    ChildRun.run(dir, "everyday", withDirAndQuiet(evArgs, dir.resolve("everyday")), childLimit)));
             // 7. synced log records: write + force from 1 and 8 threads vs writeAndSync one at a time and 8 in flight
             List<String> jmhArgs = new ArrayList<>(quick ? List.of("-f", "0", "-wi", "0", "-i", "1", "-r", "200ms")
                     : List.of("-wi", "1", "-w", "1s", "-i", "3", "-r", "1s"));
