@@ -15,8 +15,8 @@ import java.util.Objects;
  * {@link FileChannel#transferTo}, and interrupts do not close the channel (see {@link Builtin.Uninterruptible}).
  * <p>
  * Over a uring4j channel it asks the channel what the file is: of a FIFO, a device or {@code /dev/stdin} it reads on
- * without seeking, as the JDK's stream does ({@code skip} reads past the bytes, {@code available} says 0). Over another channel it takes the file for a regular one: the provider opens such streams only for
- * regular files.
+ * without seeking, as the JDK's stream does ({@code skip} reads past the bytes, {@code available} says 0). Over
+ * another channel it takes the file for a regular one: the provider opens such streams only for regular files.
  */
 final class FileChannelInputStream extends InputStream {
     /** The least array a growing {@code readAllBytes} moves to, as {@code InputStream}'s buffer size. */

@@ -116,9 +116,9 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
     /** Reads made before the file's type was known: the first {@link #UNASKED_READS} try RWF_NOWAIT without asking it. */
     private int unaskedReads;
     /**
-     * The file's size when the provider looked at it, just before it opened this channel for a stream, and where the
-     * file position is ({@link #hintAt}); -1: no such hint. A relative read that ends there is at the end of the file
-     * as far as anyone could know, and needs no second call to tell. Anything else that moves the position drops it.
+     * The file's size when a stream's channel looked at it ({@link #lookAtFile}), and where the file position is
+     * ({@link #hintAt}); -1: no such hint. A relative read that ends there is at the end of the file as far as anyone
+     * could know, and needs no second call to tell. Anything else that moves the position drops it.
      */
     private long endHint = -1;
     private long hintAt;
@@ -554,20 +554,11 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
     private static final int UNASKED_READS = 2;
 
     /**
-     * The provider looked at the file just before it opened this channel for a stream, and found it regular and
-     * {@code size} bytes long: the stream's reads from the start then end there without a second call to tell.
-     */
-    void expectEnd(long size) {
-        endHint = size; // before the stream is handed out, as the channel's other fields
-        hintAt = 0;
-    }
-
-    /**
      * For a stream just opened on this channel: asks the descriptor what the file is and how long (one
      * {@code statx} without a path to walk), so that the stream knows whether it may seek, and its reads from the
-     * start end where the file does without a second call to tell.
+     * start end where the file does without a second call to tell. Returns true for a directory.
      */
-    void lookAtFile() throws IOException {
+    boolean lookAtFile() throws IOException {
         Call c = Call.get();
         try {
             MemorySegment sx = c.statx;
@@ -586,13 +577,14 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
             int type = Short.toUnsignedInt(sx.get(ValueLayout.JAVA_SHORT, Statx.MODE)) & 0170000;
             fileType = type == 0100000 || type == 0040000 ? REGULAR : OTHER;
             if (type == 0100000) {
-                expectEnd(sx.get(JAVA_LONG, Statx.SIZE));
+                endHint = sx.get(JAVA_LONG, Statx.SIZE); // before the stream is handed out, as the other fields
+                hintAt = 0;
             }
+            return type == 0040000;
         } finally {
             c.release();
         }
     }
-
 
     // ============================================================================================ reads
 

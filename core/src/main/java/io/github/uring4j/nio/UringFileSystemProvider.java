@@ -154,16 +154,11 @@ public final class UringFileSystemProvider extends FileSystemProvider {
      * one or throws what the JDK throws); {@code false} for FIFOs, devices, sockets and directories.
      */
     private boolean regularOrAbsent(Path file) {
-        BasicFileAttributes a = look(file);
-        return a == null || a.isRegularFile();
-    }
-
-    /** The file's attributes, or null when it does not exist or they cannot be read (the open then says why). */
-    private BasicFileAttributes look(Path file) {
         try {
-            return builtin.readAttributesIfExists(file, BasicFileAttributes.class);
+            BasicFileAttributes a = builtin.readAttributesIfExists(file, BasicFileAttributes.class);
+            return a == null || a.isRegularFile();
         } catch (IOException e) {
-            return null;
+            return true; // the open says why, as the JDK's would
         }
     }
 
@@ -238,11 +233,17 @@ public final class UringFileSystemProvider extends FileSystemProvider {
             // time of a stream of a small file read by its first line (async-profiler).
             FileChannel ch = opener.open(file, opts);
             if (ch instanceof UringFileChannel u) {
+                boolean directory;
                 try {
-                    u.lookAtFile();
+                    directory = u.lookAtFile();
                 } catch (IOException | RuntimeException e) {
                     ch.close();
                     throw e;
+                }
+                if (directory) {
+                    // the JDK's stream answers available() for it from the end lseek finds (ext4: Integer.MAX_VALUE)
+                    ch.close();
+                    return builtin.newInputStream(file, options);
                 }
                 return new FileChannelInputStream(ch);
             }
@@ -250,15 +251,10 @@ public final class UringFileSystemProvider extends FileSystemProvider {
             // whether it may seek
             return Channels.newInputStream(ch);
         }
-        BasicFileAttributes look = look(file);
-        if (look != null && !look.isRegularFile()) {
+        if (!regularOrAbsent(file)) {
             return builtin.newInputStream(file, options);
         }
-        FileChannel ch = opener.open(file, opts);
-        if (look != null && ch instanceof UringFileChannel u) {
-            u.expectEnd(look.size());
-        }
-        return new FileChannelInputStream(ch);
+        return new FileChannelInputStream(opener.open(file, opts));
     }
 
     /**

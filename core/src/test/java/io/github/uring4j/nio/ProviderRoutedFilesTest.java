@@ -365,6 +365,32 @@ class ProviderRoutedFilesTest {
         });
     }
 
+    /** Streams of a directory and of a device answer every call as the JDK's streams do. */
+    @Test
+    void streamsOfADirectoryAndADeviceAnswerAsTheJdks() throws Exception {
+        same(d -> {
+            Path dir = Files.createDirectory(d.resolve("dir"));
+            List<String> r = new ArrayList<>();
+            try (InputStream in = Files.newInputStream(dir)) {
+                r.add(String.valueOf(in.available()));
+                r.add(rawOutcome(x -> in.read(), d));
+                r.add(rawOutcome(x -> in.readAllBytes(), d));
+                r.add(rawOutcome(x -> in.skip(10), d));
+            }
+            return r;
+        });
+        same(d -> {
+            List<Object> r = new ArrayList<>();
+            try (InputStream in = Files.newInputStream(d.getFileSystem().getPath("/dev/zero"))) {
+                r.add(in.read(new byte[100]));
+                r.add(in.available());
+                r.add(in.skip(1000));
+                r.add(in.readNBytes(5000).length);
+            }
+            return r;
+        });
+    }
+
     /**
      * A stream of a small file in the page cache reads it with as many read calls as the JDK's stream makes (one
      * for the bytes, one that finds the end), counted by the kernel for this thread ({@code syscr} of
