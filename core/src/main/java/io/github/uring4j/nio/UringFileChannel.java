@@ -539,8 +539,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
                 } finally {
                     leave();
                 }
-                int mode = r == 0 ? Short.toUnsignedInt(sx.get(java.lang.foreign.ValueLayout.JAVA_SHORT, Statx.MODE)) : 0;
-                t = (mode & 0170000) == 0100000 || (mode & 0170000) == 0040000 ? REGULAR : OTHER;
+                t = r == 0 ? kindOf(typeOf(sx)) : OTHER;
             } finally {
                 c.release();
             }
@@ -561,21 +560,8 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
     boolean lookAtFile() throws IOException {
         Call c = Call.get();
         try {
-            MemorySegment sx = c.statx;
-            enterOrThrow();
-            int r;
-            try {
-                r = LeanCalls.statx(c.capture, fd, EMPTY_PATH, Uapi.AT_EMPTY_PATH, Statx.STATX_TYPE | Statx.STATX_SIZE,
-                        sx);
-            } finally {
-                leave();
-            }
-            Counters.CALLER_CALLS.increment();
-            if (r < 0) {
-                throw JdkErrors.io(-r);
-            }
-            int type = Short.toUnsignedInt(sx.get(ValueLayout.JAVA_SHORT, Statx.MODE)) & 0170000;
-            fileType = type == 0100000 || type == 0040000 ? REGULAR : OTHER;
+            MemorySegment sx = statSelf(c);
+            int type = typeOf(sx);
             if (type == 0100000) {
                 endHint = sx.get(JAVA_LONG, Statx.SIZE); // before the stream is handed out, as the other fields
                 hintAt = 0;
@@ -584,6 +570,39 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         } finally {
             c.release();
         }
+    }
+
+    /**
+     * {@code statx} of the descriptor (type and size) into {@code c}'s memory for it, which it returns; the channel
+     * learns what its file is on the way.
+     */
+    private MemorySegment statSelf(Call c) throws IOException {
+        MemorySegment sx = c.statx;
+        enterOrThrow();
+        int r;
+        try {
+            r = LeanCalls.statx(c.capture, fd, EMPTY_PATH, Uapi.AT_EMPTY_PATH, Statx.STATX_SIZE | Statx.STATX_TYPE, sx);
+        } finally {
+            leave();
+        }
+        Counters.CALLER_CALLS.increment();
+        if (r < 0) {
+            throw JdkErrors.io(-r);
+        }
+        if (fileType == UNKNOWN) {
+            fileType = kindOf(typeOf(sx));
+        }
+        return sx;
+    }
+
+    /** The file type bits ({@code S_IFMT}) of a {@code statx} result. */
+    private static int typeOf(MemorySegment sx) {
+        return Short.toUnsignedInt(sx.get(ValueLayout.JAVA_SHORT, Statx.MODE)) & 0170000;
+    }
+
+    /** {@link #REGULAR} for a regular file or a directory (calls on them never wait long), else {@link #OTHER}. */
+    private static int kindOf(int type) {
+        return type == 0100000 || type == 0040000 ? REGULAR : OTHER;
     }
 
     // ============================================================================================ reads
@@ -1462,24 +1481,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
     long size0() throws IOException {
         Call c = Call.get();
         try {
-            MemorySegment sx = c.statx;
-            enterOrThrow();
-            int r;
-            try {
-                r = LeanCalls.statx(c.capture, fd, EMPTY_PATH, Uapi.AT_EMPTY_PATH, Statx.STATX_SIZE | Statx.STATX_TYPE,
-                        sx);
-            } finally {
-                leave();
-            }
-            Counters.CALLER_CALLS.increment();
-            if (r < 0) {
-                throw JdkErrors.io(-r);
-            }
-            if (fileType == UNKNOWN) {
-                int mode = Short.toUnsignedInt(sx.get(java.lang.foreign.ValueLayout.JAVA_SHORT, Statx.MODE));
-                fileType = (mode & 0170000) == 0100000 || (mode & 0170000) == 0040000 ? REGULAR : OTHER;
-            }
-            return sx.get(JAVA_LONG, Statx.SIZE);
+            return statSelf(c).get(JAVA_LONG, Statx.SIZE);
         } finally {
             c.release();
         }
