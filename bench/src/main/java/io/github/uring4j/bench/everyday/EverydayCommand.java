@@ -2,6 +2,7 @@ package io.github.uring4j.bench.everyday;
 
 import io.github.uring4j.bench.UsageError;
 import io.github.uring4j.bench.common.ChildJava;
+import io.github.uring4j.bench.common.Median;
 import io.github.uring4j.bench.common.Result;
 import io.github.uring4j.bench.common.ResultFile;
 import io.github.uring4j.bench.common.Sizes;
@@ -9,7 +10,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -95,7 +95,7 @@ public final class EverydayCommand implements Callable<Integer> {
         List<Result> rows = new ArrayList<>();
         for (String op : names) {
             for (String which : List.of(BUILTIN, URING)) {
-                double ms = median(nanos.get(op).get(which)) / 1e6;
+                double ms = Median.of(nanos.get(op).get(which).stream().mapToLong(Long::longValue).toArray()) / 1e6;
                 rows.add(new Result("everyday", which).param("category", op).param("jvms", rounds)
                         .param("passes", passes).metric("ms", ms).metric("ops_per_s", 1e3 / ms)
                         .primary("ops_per_s", "per s"));
@@ -134,12 +134,6 @@ public final class EverydayCommand implements Callable<Integer> {
             throw new IOException("the program on the " + which + " ran on " + provider + ": " + text.strip());
         }
         return out;
-    }
-
-    private static double median(List<Long> v) {
-        long[] s = v.stream().mapToLong(Long::longValue).toArray();
-        Arrays.sort(s);
-        return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2.0;
     }
 
     private static void remove(Path dir) throws IOException {

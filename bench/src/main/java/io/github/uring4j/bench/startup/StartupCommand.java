@@ -2,13 +2,13 @@ package io.github.uring4j.bench.startup;
 
 import io.github.uring4j.bench.UsageError;
 import io.github.uring4j.bench.common.ChildJava;
+import io.github.uring4j.bench.common.Median;
 import io.github.uring4j.bench.common.Result;
 import io.github.uring4j.bench.common.ResultFile;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -151,9 +151,9 @@ public final class StartupCommand implements Callable<Integer> {
             for (String category : List.of(wholeRun(w), firstRead(w))) {
                 for (String which : List.of(BUILTIN, URING)) {
                     List<Run> rs = byCase.get(w + " " + which);
-                    double wall = median(rs.stream().mapToLong(Run::wallNanos).toArray());
-                    double read = median(rs.stream().mapToLong(Run::readNanos).toArray());
-                    double write = median(rs.stream().mapToLong(Run::writeNanos).toArray());
+                    double wall = Median.of(rs.stream().mapToLong(Run::wallNanos).toArray());
+                    double read = Median.of(rs.stream().mapToLong(Run::readNanos).toArray());
+                    double write = Median.of(rs.stream().mapToLong(Run::writeNanos).toArray());
                     Result r = new Result("startup", which).param("category", category).param("work_ms", w)
                             .param("runs", rs.size()).param("bytes", size)
                             .metric("wall_ms", wall / 1e6).metric("first_read_ms", read / 1e6)
@@ -166,12 +166,6 @@ public final class StartupCommand implements Callable<Integer> {
             }
         }
         return rows;
-    }
-
-    private static double median(long[] v) {
-        long[] s = v.clone();
-        Arrays.sort(s);
-        return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2.0;
     }
 
     static String table(List<Result> rows) {
