@@ -1262,10 +1262,17 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
 
     /**
      * A write that may wait in the kernel, {@code -errno} on failure: on the caller's thread, but a virtual thread's
-     * write of a regular file goes to a platform thread while the kernel makes writers wait ({@link CarrierStalls}).
+     * write of a regular file goes to a platform thread while the kernel makes writers wait ({@link CarrierStalls});
+     * {@code -EAGAIN} (the caller sends it to the ring) for a file that is not regular.
      */
     private long waitingWrite(boolean virtual, long address, int len, long position, Call held) throws IOException {
-        if (!virtual || !regular()) {
+        if (!regular()) {
+            // A FIFO, pipe or device that refuses RWF_NOWAIT (a FIFO does, here): its write may wait for ever, so it
+            // goes to the ring, where closing the channel or interrupting the thread ends it. Made here, a platform
+            // thread's write into a full FIFO nobody read held its close for ever.
+            return -Errno.EAGAIN;
+        }
+        if (!virtual) {
             return inline(false, address, len, position, 0, held);
         }
         int route = CarrierStalls.route();

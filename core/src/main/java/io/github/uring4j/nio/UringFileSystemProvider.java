@@ -54,9 +54,8 @@ import java.util.concurrent.ExecutorService;
  * JDK comes back to this provider for every file operation; built-in paths made before it was installed are taken
  * wherever a path is expected.
  * <p>
- * Where it differs from the JDK: output streams of FIFOs, devices and other files that are not regular files, and
- * {@code Files.copy} between two paths, are the JDK's own (input streams of them are this provider's, reading on
- * without seeking as the JDK's do); the JDK keeps its channel behind
+ * Where it differs from the JDK: {@code Files.copy} between two paths, and the input stream of a directory, are the
+ * JDK's own (the streams of FIFOs and devices are this provider's, and never seek, as the JDK's do); the JDK keeps its channel behind
  * {@code Files.readAllBytes}, {@code readString} and the streams from being closed by an interrupt, which this
  * provider does for a channel that can be told to (see the package documentation), and otherwise only for an
  * interrupt made before the call; {@code java.net.UnixDomainSocketAddress} accepts only paths of the JDK's own
@@ -258,9 +257,9 @@ public final class UringFileSystemProvider extends FileSystemProvider {
     }
 
     /**
-     * A stream to a regular file (created if the options say so) over a channel from
-     * {@link UringFiles#newFileChannel}, with the JDK's stream's semantics; the built-in provider's stream for
-     * anything else (a FIFO, a device such as {@code /dev/null}).
+     * A stream to a file (created if the options say so) over a channel from {@link UringFiles#newFileChannel},
+     * with the JDK's stream's semantics: a regular file, a FIFO or a device such as {@code /dev/null} alike. With
+     * another opener (or when io_uring turned out unusable), the built-in provider's stream for all but regular files.
      */
     @Override
     public OutputStream newOutputStream(Path path, OpenOption... options) throws IOException {
@@ -281,6 +280,14 @@ public final class UringFileSystemProvider extends FileSystemProvider {
             opts.add(StandardOpenOption.WRITE);
         }
         Path file = builtinPath(path);
+        if (ownChannels && !UringFiles.jdkChannels()) {
+            // Opened at once, as the JDK's stream is: a uring4j channel writes a FIFO or a device as well (through
+            // the ring when it would wait, where closing the stream ends the write), and the stream never seeks. A look
+            // at the path first walked it a second time: Files.write of one line to a log opened, appended to and
+            // closed each time took 2.2 µs against the JDK's 1.25 µs.
+            FileChannel ch = opener.open(file, opts);
+            return ch instanceof UringFileChannel ? new FileChannelOutputStream(ch) : Channels.newOutputStream(ch);
+        }
         if (!regularOrAbsent(file)) {
             return builtin.newOutputStream(file, options);
         }

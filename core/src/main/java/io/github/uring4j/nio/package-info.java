@@ -40,9 +40,9 @@
  * <h2>Where it differs from the JDK</h2>
  * <ul>
  * <li>{@code Files.copy} between two paths stays on the built-in provider (which copies in the kernel). The
- *     output streams of anything but a regular file (a FIFO, a device, {@code /dev/stdout}) and the channels of a
- *     {@code SecureDirectoryStream} (opened relative to its directory) are the JDK's own; an input stream of a FIFO
- *     or a device is this provider's and reads on without seeking, as the JDK's does.</li>
+ *     channels of a {@code SecureDirectoryStream} (opened relative to its directory) and the input stream of a
+ *     directory are the JDK's own; the streams of a FIFO or a device are this provider's and never seek, as the
+ *     JDK's do.</li>
  * <li>Interrupts: the JDK keeps an interrupt from closing its channel behind {@code Files.readAllBytes},
  *     {@code readString} and the streams of {@code newInputStream} and {@code newOutputStream} (so also
  *     {@code write}, {@code writeString}, {@code readAllLines}). The provider does the same for a channel that can

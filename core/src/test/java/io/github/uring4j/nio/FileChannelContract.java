@@ -1030,6 +1030,42 @@ abstract class FileChannelContract {
     }
 
     /**
+     * A platform thread writing into a FIFO nobody reads, whose write waits for room once the pipe is full: closing
+     * the channel from another thread ends that write with {@code AsynchronousCloseException}, after the bytes the
+     * pipe took were reported written. (uring4j's channel made such a write with a plain blocking call when the FIFO
+     * refused {@code RWF_NOWAIT}, and its close then waited for the write for ever.)
+     */
+    @Test
+    void closeEndsAWriteWaitingForRoomInAFifo() throws Exception {
+        Path fifo = Conform.fifo(dir, "fifo");
+        FileChannel ch = open(fifo, READ, WRITE);
+        java.util.concurrent.atomic.AtomicLong written = new java.util.concurrent.atomic.AtomicLong();
+        CompletableFuture<String> outcome = new CompletableFuture<>();
+        Thread writer = Thread.ofPlatform().name("writer").start(() -> outcome.complete(Conform.outcome(() -> {
+            ByteBuffer b = ByteBuffer.allocate(16384);
+            while (true) {
+                b.clear();
+                written.addAndGet(ch.write(b));
+            }
+        })));
+        Conform.until(() -> written.get() >= 65536, "the pipe filling up");
+        Thread.sleep(100); // the writer's next write waits for room
+        assertFalse(outcome.isDone(), "a write waits for room");
+        Thread closer = Thread.ofPlatform().name("closer").start(() -> {
+            try {
+                ch.close();
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        assertEquals("! " + AsynchronousCloseException.class.getName(), await(outcome));
+        assertEquals(65536, written.get(), "what the pipe took");
+        join(closer, "close");
+        join(writer, "the writer");
+        assertEquals(Set.of(), Conform.fdsOf(fifo));
+    }
+
+    /**
      * Case 18: a thread blocked in a read and interrupted gets ClosedByInterruptException, keeps its interrupt status,
      * and the channel is closed; other channels of the same kind still work.
      */

@@ -188,6 +188,47 @@ class ProviderInterruptsAndPipesTest {
         assertEquals("5 0 999 0 -1", outcomes.get(1));
     }
 
+    /**
+     * A write of a FIFO's output stream that waits for its reader (the pipe is full and nobody reads) ends when
+     * another thread closes the stream, with a {@code ClosedChannelException}, as the JDK's stream's does (the JDK's
+     * blocking call returns the 64 KiB it wrote and its next call finds the channel closed; ours has written them
+     * when the call that waits is closed, {@code AsynchronousCloseException}). Before, a platform thread's write of a
+     * FIFO that refuses {@code RWF_NOWAIT} waited in the kernel, and the close waited for it for ever.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("providers")
+    void aFifosOutputStreamWaitingForItsReaderIsEndedByClosingIt(String name, UringFileSystemProvider provider)
+            throws Exception {
+        List<String> outcomes = new ArrayList<>();
+        for (Path p : List.of(fifo(tmp.resolve("jdk")), ours(provider, fifo(tmp.resolve("ours"))))) {
+            CompletableFuture<FileChannel> reader = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return FileChannel.open(Path.of(p.toString()), StandardOpenOption.READ); // opens, never reads
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+            OutputStream out = Files.newOutputStream(p);
+            try (FileChannel r = reader.get(30, TimeUnit.SECONDS)) {
+                CompletableFuture<String> writer = CompletableFuture.supplyAsync(() -> {
+                    try {
+                        out.write(new byte[1 << 20]); // a pipe holds 64 KiB
+                        return "wrote it all";
+                    } catch (java.nio.channels.ClosedChannelException e) {
+                        return "closed";
+                    } catch (IOException e) {
+                        return e.toString();
+                    }
+                });
+                Thread.sleep(200);
+                assertFalse(writer.isDone(), "the write waits for the reader");
+                out.close();
+                outcomes.add(writer.get(30, TimeUnit.SECONDS));
+            }
+        }
+        assertEquals(List.of("closed", "closed"), outcomes, "the JDK's stream, then ours");
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("providers")
     void fifosAreWrittenAndReadWholeThroughFiles(String name, UringFileSystemProvider provider) throws Exception {
