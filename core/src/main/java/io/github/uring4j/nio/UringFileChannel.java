@@ -1230,16 +1230,21 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         boolean virtual = Thread.currentThread().isVirtual();
         if (!(direct && virtual)) {
             long n;
-            if (nowaitWrites) {
+            if (!virtual && regular()) {
+                // A platform thread's write of a regular file: one call, as the JDK's channel makes it (it may wait
+                // in the kernel a while, never for ever). RWF_NOWAIT first cost a second call on every channel of a
+                // file system that refuses it (ext4's buffered writes).
+                n = inline(false, address, len, position, 0, held);
+            } else if (nowaitWrites) {
                 n = inline(false, address, len, position, Uapi.RWF_NOWAIT, held);
                 if (n == -Errno.EOPNOTSUPP) {
-                    // The file system cannot take a write without possibly waiting (ext4's buffered writes): such a
-                    // file is not a pipe, and a write to it waits for long only while the kernel makes writers wait.
+                    // The file cannot take a write that must not wait: ext4's buffered writes refuse it, and so does
+                    // a FIFO here (Linux 6.18). A regular file's write then waits for long only while the kernel
+                    // makes writers wait; anything else's goes to the ring (waitingWrite).
                     nowaitWrites = false;
                     n = waitingWrite(virtual, address, len, position, held);
-                } else if (n == -Errno.EAGAIN && regular()) {
-                    n = virtual ? CarrierStalls.offCarrier(() -> inline(false, address, len, position, 0, held))
-                            : inline(false, address, len, position, 0, held);
+                } else if (n == -Errno.EAGAIN && virtual && regular()) {
+                    n = CarrierStalls.offCarrier(() -> inline(false, address, len, position, 0, held));
                 }
             } else {
                 n = waitingWrite(virtual, address, len, position, held);

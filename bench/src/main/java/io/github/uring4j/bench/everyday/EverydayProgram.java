@@ -41,6 +41,7 @@ public final class EverydayProgram {
     private static final int WRITER_LINES = 200_000;
     private static final int WRITTEN_FILES = 1_000;
     private static final int SYNCS = 200;
+    private static final int LOG_LINES = 20_000;
 
     private EverydayProgram() {
     }
@@ -93,7 +94,8 @@ public final class EverydayProgram {
                 "Files.lines count " + big, "BufferedReader.readLine " + big, "InputStream 8 KiB reads " + big,
                 "Files.copy " + big, "FileChannel 4 KiB random reads x" + RANDOM_READS,
                 "BufferedWriter " + WRITER_LINES + " lines", "OutputStream 100 B writes x" + SMALL_WRITES,
-                "FileChannel 100 B appends x" + APPENDS, "FileChannel 4 KiB write + force x" + SYNCS,
+                "FileChannel 100 B appends x" + APPENDS, "Files.write APPEND of a line x" + LOG_LINES,
+                "FileChannel 4 KiB write + force x" + SYNCS,
                 "Files.readAllBytes x" + files + " small", "BufferedReader first line x" + files + " small",
                 "Files.walk + size x" + files + " small", "Files.write x" + WRITTEN_FILES + " small");
     }
@@ -253,7 +255,17 @@ public final class EverydayProgram {
             }
             return f;
         }, r -> expectRecords((Path) r, record, APPENDS)));
+        byte[] logLine = "a line of a log, written the way a small program appends one, about 80 bytes\n"
+                .getBytes(StandardCharsets.US_ASCII);
         ops.add(new Op(name.get(11), () -> {
+            Path f = out.resolve("program.log");
+            Files.deleteIfExists(f);
+            for (int i = 0; i < LOG_LINES; i++) {
+                Files.write(f, logLine, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+            }
+            return f;
+        }, r -> expectRecords((Path) r, logLine, LOG_LINES)));
+        ops.add(new Op(name.get(12), () -> {
             Path f = out.resolve("synced.log");
             ByteBuffer b = ByteBuffer.allocate(4096);
             try (FileChannel ch = FileChannel.open(f, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
@@ -266,14 +278,14 @@ public final class EverydayProgram {
             }
             return f;
         }, r -> expect(Files.size((Path) r) == 4096L * SYNCS, "write + force")));
-        ops.add(new Op(name.get(12), () -> {
+        ops.add(new Op(name.get(13), () -> {
             long sum = 0;
             for (Path p : smallFiles) {
                 sum += crc(Files.readAllBytes(p));
             }
             return sum;
         }, r -> expect((Long) r == smallCrcSum, "readAllBytes of the small files")));
-        ops.add(new Op(name.get(13), () -> {
+        ops.add(new Op(name.get(14), () -> {
             long sum = 0;
             for (Path p : smallFiles) {
                 try (BufferedReader br = Files.newBufferedReader(p)) {
@@ -282,7 +294,7 @@ public final class EverydayProgram {
             }
             return sum;
         }, r -> expect((Long) r == firstLines, "first lines of the small files")));
-        ops.add(new Op(name.get(14), () -> {
+        ops.add(new Op(name.get(15), () -> {
             long sum = 0;
             try (Stream<Path> w = Files.walk(tree)) {
                 for (Path p : (Iterable<Path>) w::iterator) {
@@ -293,7 +305,7 @@ public final class EverydayProgram {
             }
             return sum;
         }, r -> expect((Long) r == smallBytes, "sizes of the small files")));
-        ops.add(new Op(name.get(15), () -> {
+        ops.add(new Op(name.get(16), () -> {
             Path d = Files.createDirectories(out.resolve("small"));
             for (int i = 0; i < WRITTEN_FILES; i++) {
                 Files.write(d.resolve("w" + i), small(i));
