@@ -49,10 +49,28 @@ public final class Main implements Runnable {
                 cmd.getErr().println("uring4j-bench " + cmd.getCommandName() + ": " + u.getMessage());
                 return 2;
             }
-            String msg = ex.getMessage() == null ? ex.toString() : ex.getMessage();
+            String msg = ex instanceof java.nio.file.FileSystemException f ? describe(f)
+                    : ex.getMessage() == null ? ex.toString() : ex.getMessage();
             cmd.getErr().println("uring4j-bench " + cmd.getCommandName() + ": " + msg);
             return 1;
         });
         return cl.execute(args);
+    }
+
+    /**
+     * A file system error in words: the JDK's message of a {@code NoSuchFileException} is the bare path, which said
+     * nothing on its own ("uring4j-bench startup: /proc/nope").
+     */
+    static String describe(java.nio.file.FileSystemException f) {
+        if (f.getReason() != null) {
+            return f.getMessage();
+        }
+        String what = f instanceof java.nio.file.NoSuchFileException ? "no such file or directory"
+                : f instanceof java.nio.file.AccessDeniedException ? "permission denied"
+                : f instanceof java.nio.file.FileAlreadyExistsException ? "it exists already"
+                : f instanceof java.nio.file.NotDirectoryException ? "not a directory"
+                : f instanceof java.nio.file.DirectoryNotEmptyException ? "directory not empty"
+                : f.getClass().getSimpleName();
+        return f.getMessage() + ": " + what;
     }
 }

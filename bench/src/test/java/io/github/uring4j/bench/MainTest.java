@@ -56,6 +56,14 @@ class MainTest {
         assertTrue(iops.out().startsWith("uring4j-bench "), iops.out());
     }
 
+    /** A directory that cannot be made is named with the reason (the JDK's own message is the bare path). */
+    @Test
+    void aDirectoryThatCannotBeMadeIsNamedWithTheReason() {
+        Run r = run("startup", "--dir", "/proc/no-such-dir/x", "--runs", "1", "-q");
+        assertEquals(1, r.exit(), r.out() + r.err());
+        assertTrue(r.err().contains("/proc/no-such-dir") && r.err().contains(": no such file or directory"), r.err());
+    }
+
     /** Thread and depth counts a machine cannot run are refused at once, before any data set is looked at. */
     @Test
     void readRefusesThreadAndDepthCountsOutOfRange() {
