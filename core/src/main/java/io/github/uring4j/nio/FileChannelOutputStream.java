@@ -7,9 +7,9 @@ import java.nio.channels.FileChannel;
 import java.util.Objects;
 
 /**
- * {@code Files.newOutputStream} of a regular file over a {@link FileChannel} from {@link UringFiles}, as the JDK's
- * stream over its own channel: every write is written whole (at the end of the file when opened with
- * {@code APPEND}), and interrupts do not close the channel (see {@link Builtin.Uninterruptible}).
+ * {@code Files.newOutputStream} of a file (a FIFO or a device too) over a {@link FileChannel} from {@link UringFiles},
+ * as the JDK's stream over its own channel: every write is written whole (at the end of the file when opened with
+ * {@code APPEND}), it never seeks, and interrupts do not close the channel (see {@link Builtin.Uninterruptible}).
  */
 final class FileChannelOutputStream extends OutputStream {
     private final FileChannel ch;

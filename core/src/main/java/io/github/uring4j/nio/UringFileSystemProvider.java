@@ -46,7 +46,7 @@ import java.util.concurrent.ExecutorService;
  * What goes to {@link UringFiles}: {@code FileChannel.open} ({@link #newFileChannel}), {@code Files.newByteChannel}
  * and with it {@code Files.readAllBytes} and {@code readString} ({@link #newByteChannel}), {@code Files.lines}
  * (through {@code FileChannel.open}), {@code AsynchronousFileChannel.open} ({@link #newAsynchronousFileChannel}),
- * and the streams of regular files: {@code Files.newInputStream}, {@code newOutputStream}, {@code newBufferedReader},
+ * and the streams (of any file but a directory): {@code Files.newInputStream}, {@code newOutputStream}, {@code newBufferedReader},
  * {@code newBufferedWriter}, {@code write}, {@code writeString}, {@code readAllLines} ({@link #newInputStream},
  * {@link #newOutputStream}). Everything else is the built-in provider's, unchanged: paths, attributes, directory
  * streams (a {@link java.nio.file.SecureDirectoryStream} as before), watch services, file stores, {@code copy},
