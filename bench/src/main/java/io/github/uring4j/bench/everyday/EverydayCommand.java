@@ -35,7 +35,8 @@ public final class EverydayCommand implements Callable<Integer> {
     static final String URING = ChildJava.URING;
     private static final long CHILD_TIMEOUT_SECONDS = 600;
 
-    @Option(names = "--dir", description = "Directory for the files (default: ${DEFAULT-VALUE}); emptied afterwards.")
+    @Option(names = "--dir", description = "Directory for the files (default: ${DEFAULT-VALUE}); they are removed "
+            + "afterwards (everyday-text.txt, everyday-tree/, everyday-out/; nothing else there is touched).")
     Path dir = Path.of(System.getProperty("java.io.tmpdir"), "uring4j-everyday");
 
     @Option(names = "--rounds", description = "JVMs per provider (default: ${DEFAULT-VALUE}).")

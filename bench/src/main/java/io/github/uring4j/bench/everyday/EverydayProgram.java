@@ -31,9 +31,9 @@ import java.util.zip.CRC32C;
  * operation: {@code EVERYDAY<TAB>name<TAB>median ns}.
  */
 public final class EverydayProgram {
-    static final String TEXT = "text.txt";
-    static final String TREE = "tree";
-    static final String OUT = "out";
+    static final String TEXT = "everyday-text.txt";
+    static final String TREE = "everyday-tree";
+    static final String OUT = "everyday-out";
     private static final int TREE_DIRS = 20;
     private static final int RANDOM_READS = 20_000;
     private static final int APPENDS = 100_000;
