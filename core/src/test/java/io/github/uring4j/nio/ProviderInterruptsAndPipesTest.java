@@ -160,7 +160,7 @@ class ProviderInterruptsAndPipesTest {
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("providers")
-    void aFifosStreamCountsTheBytesThePipeHoldsAsTheJdksDoes(String name, UringFileSystemProvider provider)
+    void aFifosStreamAnswersAvailableAndReadsAsTheJdksDoes(String name, UringFileSystemProvider provider)
             throws Exception {
         List<String> outcomes = new ArrayList<>();
         for (Path p : List.of(fifo(tmp.resolve("jdk")), ours(provider, fifo(tmp.resolve("ours"))))) {
