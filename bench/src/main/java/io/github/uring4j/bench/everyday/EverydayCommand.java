@@ -6,17 +6,15 @@ import io.github.uring4j.bench.common.Median;
 import io.github.uring4j.bench.common.Result;
 import io.github.uring4j.bench.common.ResultFile;
 import io.github.uring4j.bench.common.Sizes;
+import io.github.uring4j.bench.common.Trees;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -139,14 +137,7 @@ public final class EverydayCommand implements Callable<Integer> {
 
     private static void remove(Path dir) throws IOException {
         for (String part : List.of(EverydayProgram.TEXT, EverydayProgram.TREE, EverydayProgram.OUT)) {
-            Path p = dir.resolve(part);
-            if (Files.exists(p)) {
-                try (Stream<Path> all = Files.walk(p)) {
-                    for (Path q : all.sorted(Comparator.reverseOrder()).toList()) {
-                        Files.delete(q);
-                    }
-                }
-            }
+            Trees.delete(dir.resolve(part));
         }
     }
 

@@ -9,13 +9,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -166,7 +164,7 @@ public final class LuceneCommand implements Callable<Integer> {
     /** Runs the workload with {@code kinds} in a JVM of its own (this one's launcher and class path) on one provider. */
     private Run child(String which, List<String> kinds, Path indexDir, int warm)
             throws IOException, InterruptedException {
-        deleteTree(indexDir);
+        io.github.uring4j.bench.common.Trees.delete(indexDir);
         List<String> cmd = ChildJava.java(which);
         cmd.add("-XX:+UseParallelGC");
         // the heap sized by the JVM, not bin/uring4j-bench's fixed young generation: with it, indexing on the
@@ -178,7 +176,7 @@ public final class LuceneCommand implements Callable<Integer> {
         try {
             p = ChildJava.run(cmd, CHILD_TIMEOUT_SECONDS, "Lucene on the " + which);
         } finally {
-            deleteTree(indexDir);
+            io.github.uring4j.bench.common.Trees.delete(indexDir);
         }
         List<String> lines = p.lines();
         if (p.exit() != 0) {
@@ -212,17 +210,6 @@ public final class LuceneCommand implements Callable<Integer> {
         return Arrays.stream(line.split(" ")).filter(w -> w.startsWith(name + "=")).findFirst()
                 .map(w -> Long.parseLong(w.substring(name.length() + 1)))
                 .orElseThrow(() -> new IllegalStateException("no " + name + " in " + line));
-    }
-
-    private static void deleteTree(Path p) throws IOException {
-        if (!Files.exists(p)) {
-            return;
-        }
-        try (Stream<Path> s = Files.walk(p)) {
-            for (Path x : s.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(x);
-            }
-        }
     }
 
     /** The rows as a plain-text table. */

@@ -354,7 +354,7 @@ public final class ReportCommand implements Callable<Integer> {
             }
         } finally {
             if (!keepData) {
-                deleteTree(dir);
+                io.github.uring4j.bench.common.Trees.delete(dir);
             }
         }
         return sections;
@@ -442,17 +442,6 @@ public final class ReportCommand implements Callable<Integer> {
 
     private static String fmt(double d) {
         return d == Math.rint(d) ? Long.toString((long) d) : String.format(Locale.ROOT, "%.1f", d);
-    }
-
-    private static void deleteTree(Path p) throws IOException {
-        if (!Files.exists(p)) {
-            return;
-        }
-        try (Stream<Path> s = Files.walk(p)) {
-            for (Path f : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(f);
-            }
-        }
     }
 
     /** The data set's files as a list. */
