@@ -113,21 +113,30 @@ class CallerReadsTest {
             assertEquals(503, callerReads(io));
         }
         // A read whose first page is cached and whose second is not: the second call says EAGAIN, and the loop reads
-        // it all (a heap buffer too, whose bytes come through the loop's memory).
+        // it all (a heap buffer too, whose bytes come through the loop's memory). The first call's miss starts the
+        // kernel's readahead of the second page, which now and then is done before the second call asks: then the
+        // caller makes the whole read, which is right too. So: every try reads the right bytes, and one of a few tries
+        // shows the loop's path.
         TestFiles.assumeNotInMemory(p, "its pages cannot be dropped from the cache");
-        TestFiles.evict(p);
-        byte[] first = TestFiles.pattern(4096, 12);
-        try (java.nio.channels.FileChannel w = java.nio.channels.FileChannel.open(p, StandardOpenOption.WRITE)) {
-            w.write(ByteBuffer.wrap(first), 0); // a whole page written: cached without reading the next one
+        int tries = 5;
+        boolean loopRead = false;
+        for (int t = 0; t < tries && !loopRead; t++) {
+            TestFiles.evict(p);
+            byte[] first = TestFiles.pattern(4096, 12 + t);
+            try (java.nio.channels.FileChannel w = java.nio.channels.FileChannel.open(p, StandardOpenOption.WRITE)) {
+                w.write(ByteBuffer.wrap(first), 0); // a whole page written: cached without reading the next one
+            }
+            try (IoExecutor io = UringExecutorTest.uring().build();
+                    AsyncFile f = get(AsyncFile.open(io, p, StandardOpenOption.READ))) {
+                ByteBuffer b = ByteBuffer.allocate(8192);
+                assertEquals(8192, get(f.read(b, 0)));
+                assertArrayEquals(first, Arrays.copyOf(b.array(), 4096), "try " + t);
+                assertArrayEquals(Arrays.copyOfRange(data, 4096, 8192), Arrays.copyOfRange(b.array(), 4096, 8192),
+                        "try " + t);
+                loopRead = callerReads(io) == 0;
+            }
         }
-        try (IoExecutor io = UringExecutorTest.uring().build();
-                AsyncFile f = get(AsyncFile.open(io, p, StandardOpenOption.READ))) {
-            ByteBuffer b = ByteBuffer.allocate(8192);
-            assertEquals(8192, get(f.read(b, 0)));
-            assertArrayEquals(first, Arrays.copyOf(b.array(), 4096));
-            assertArrayEquals(Arrays.copyOfRange(data, 4096, 8192), Arrays.copyOfRange(b.array(), 4096, 8192));
-            assertEquals(0, callerReads(io), "a read the page cache held a part of was made here");
-        }
+        assertTrue(loopRead, "in " + tries + " tries, a read the page cache held a part of was never made by the loop");
     }
 
     @Test

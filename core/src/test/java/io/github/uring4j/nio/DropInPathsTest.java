@@ -212,27 +212,36 @@ class DropInPathsTest {
         assertEquals(before, UringFiles.statistics().ringOperations(), "a read across the end went to the ring");
 
         io.github.uring4j.file.TestFiles.assumeNotInMemory(p, "its pages cannot be dropped from the cache");
-        io.github.uring4j.file.TestFiles.evict(p);
-        byte[] first = pattern(4096, 77);
-        try (FileChannel w = FileChannel.open(p, StandardOpenOption.WRITE)) {
-            w.write(ByteBuffer.wrap(first), 0); // a whole page written: cached without reading the next one
-        }
-        Thread.ofVirtual().start(() -> {
-            try (FileChannel ch = UringFiles.newFileChannel(p, StandardOpenOption.READ)) {
-                ByteBuffer b = ByteBuffer.allocateDirect(8192);
-                assertEquals(8192, ch.read(b, 0));
-                byte[] got = bytes(b);
-                assertArrayEquals(first, java.util.Arrays.copyOf(got, 4096));
-                assertArrayEquals(java.util.Arrays.copyOfRange(want, 4096, 8192), java.util.Arrays.copyOfRange(got,
-                        4096, 8192));
-            } catch (Throwable t) {
-                failure.set(t);
+        // The first read's miss starts the kernel's readahead of the second page, which now and then is done before
+        // the second read asks; then no ring read is needed, which is right too. Every try reads the right bytes, and
+        // one of a few shows the ring's path.
+        int tries = 5;
+        boolean ringRead = false;
+        for (int t = 0; t < tries && !ringRead; t++) {
+            long ringBefore = UringFiles.statistics().ringOperations();
+            io.github.uring4j.file.TestFiles.evict(p);
+            byte[] first = pattern(4096, 77 + t);
+            try (FileChannel w = FileChannel.open(p, StandardOpenOption.WRITE)) {
+                w.write(ByteBuffer.wrap(first), 0); // a whole page written: cached without reading the next one
             }
-        }).join();
-        if (failure.get() != null) {
-            throw new AssertionError(failure.get());
+            Thread.ofVirtual().start(() -> {
+                try (FileChannel ch = UringFiles.newFileChannel(p, StandardOpenOption.READ)) {
+                    ByteBuffer b = ByteBuffer.allocateDirect(8192);
+                    assertEquals(8192, ch.read(b, 0));
+                    byte[] got = bytes(b);
+                    assertArrayEquals(first, java.util.Arrays.copyOf(got, 4096));
+                    assertArrayEquals(java.util.Arrays.copyOfRange(want, 4096, 8192),
+                            java.util.Arrays.copyOfRange(got, 4096, 8192));
+                } catch (Throwable e) {
+                    failure.set(e);
+                }
+            }).join();
+            if (failure.get() != null) {
+                throw new AssertionError("try " + t, failure.get());
+            }
+            ringRead = UringFiles.statistics().ringOperations() > ringBefore;
         }
-        assertTrue(UringFiles.statistics().ringOperations() > before, "the page out of the cache came from the ring");
+        assertTrue(ringRead, "in " + tries + " tries, the page out of the cache never came from the ring");
     }
 
     private static byte[] bytes(ByteBuffer b) {
