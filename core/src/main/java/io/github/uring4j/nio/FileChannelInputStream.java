@@ -132,12 +132,15 @@ final class FileChannelInputStream extends InputStream {
             return super.readAllBytes();
         }
         long length = size();
-        long remaining = length - position();
+        long position = position();
+        long remaining = length - position;
         if (length <= 0 || remaining <= 0) {
             return super.readAllBytes();
         }
         if (remaining > Integer.MAX_VALUE) {
-            throw new OutOfMemoryError("Required array size too large: " + remaining);
+            // the JDK's stream's words
+            throw new OutOfMemoryError("Required array size too large: " + remaining + " = " + length + " - "
+                    + position);
         }
         int capacity = (int) remaining;
         byte[] buf = new byte[capacity];

@@ -390,6 +390,38 @@ class ProviderRoutedFilesTest {
         });
     }
 
+    /** A file larger than an array can hold: the JDK's OutOfMemoryError and its words, with nothing read. */
+    @Test
+    void aFileLargerThanAnArrayFailsAsTheJdksDoes() throws Exception {
+        same(d -> {
+            Path big = d.resolve("sparse");
+            try (FileChannel ch = FileChannel.open(big, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+                ch.truncate(0).write(ByteBuffer.wrap(new byte[] {1}), (3L << 30) - 1); // 3 GiB, one block on disk
+            }
+            List<String> r = new ArrayList<>();
+            List<Op> ways = List.of(x -> Files.readAllBytes(big), x -> Files.readString(big), x -> {
+                try (InputStream in = Files.newInputStream(big)) {
+                    return in.readAllBytes();
+                }
+            }, x -> {
+                try (InputStream in = Files.newInputStream(big)) {
+                    in.skipNBytes(10);
+                    return in.readAllBytes();
+                }
+            });
+            for (Op way : ways) {
+                try {
+                    way.run(d);
+                    r.add("read it all");
+                } catch (OutOfMemoryError e) {
+                    r.add(e.getClass().getName() + ": " + e.getMessage());
+                }
+            }
+            Files.delete(big);
+            return r;
+        });
+    }
+
     /**
      * A stream of a small file in the page cache reads it with as many read calls as the JDK's stream makes (one
      * for the bytes, one that finds the end), counted by the kernel for this thread ({@code syscr} of
