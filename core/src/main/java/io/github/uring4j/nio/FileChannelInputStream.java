@@ -113,14 +113,14 @@ final class FileChannelInputStream extends InputStream {
     }
 
     @Override
-    public synchronized int read(byte[] b, int off, int len) throws IOException {
-        Objects.checkFromIndexSize(off, len, b.length);
+    public synchronized int read(byte[] bs, int off, int len) throws IOException {
+        Objects.checkFromIndexSize(off, len, bs.length);
         if (len == 0) {
             return 0;
         }
-        ByteBuffer buf = b == bs ? bb : ByteBuffer.wrap(b);
+        ByteBuffer buf = bs == this.bs ? bb : ByteBuffer.wrap(bs);
         buf.limit(off + len).position(off);
-        bs = b;
+        this.bs = bs;
         bb = buf;
         return read(buf);
     }

@@ -44,14 +44,14 @@ final class FileChannelOutputStream extends OutputStream {
     }
 
     @Override
-    public synchronized void write(byte[] b, int off, int len) throws IOException {
-        Objects.checkFromIndexSize(off, len, b.length);
+    public synchronized void write(byte[] bs, int off, int len) throws IOException {
+        Objects.checkFromIndexSize(off, len, bs.length);
         if (len == 0) {
             return;
         }
-        ByteBuffer buf = b == bs ? bb : ByteBuffer.wrap(b);
+        ByteBuffer buf = bs == this.bs ? bb : ByteBuffer.wrap(bs);
         buf.limit(off + len).position(off);
-        bs = b;
+        this.bs = bs;
         bb = buf;
         boolean interrupted = shield && Thread.interrupted();
         try {

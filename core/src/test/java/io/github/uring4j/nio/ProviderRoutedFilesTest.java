@@ -390,6 +390,77 @@ class ProviderRoutedFilesTest {
         });
     }
 
+    /** Bad arguments and calls after a close, on the streams of both providers: the same answers and words. */
+    @Test
+    void streamsAnswerBadArgumentsAndCallsAfterACloseAsTheJdksDo() throws Exception {
+        same(d -> {
+            Path f = Files.write(d.resolve("f"), pattern(10, 3));
+            List<String> r = new ArrayList<>();
+            List<Op> ways = List.of(
+                    x -> {
+                        try (InputStream in = Files.newInputStream(f)) {
+                            return in.read(null, 0, 1);
+                        }
+                    }, x -> {
+                        try (InputStream in = Files.newInputStream(f)) {
+                            return in.read(new byte[4], 3, 2);
+                        }
+                    }, x -> {
+                        try (InputStream in = Files.newInputStream(f)) {
+                            return in.read(new byte[4], 4, 0) + " " + in.readNBytes(-1).length;
+                        }
+                    }, x -> {
+                        try (InputStream in = Files.newInputStream(f)) {
+                            return in.transferTo(null);
+                        }
+                    }, x -> {
+                        try (InputStream in = Files.newInputStream(f)) {
+                            in.skipNBytes(100);
+                            return "skipped";
+                        }
+                    }, x -> {
+                        try (InputStream in = Files.newInputStream(f)) {
+                            in.mark(1);
+                            return in.markSupported() + " " + rawOutcome(y -> {
+                                in.reset();
+                                return "reset";
+                            }, x);
+                        }
+                    }, x -> {
+                        InputStream in = Files.newInputStream(f);
+                        in.close();
+                        in.close();
+                        return rawOutcome(y -> in.read(), x) + ", " + rawOutcome(y -> in.available(), x) + ", "
+                                + rawOutcome(y -> in.skip(1), x) + ", " + rawOutcome(y -> in.readAllBytes(), x);
+                    }, x -> {
+                        try (OutputStream o = Files.newOutputStream(x.resolve("o"))) {
+                            o.write(null, 0, 1);
+                            return "wrote";
+                        }
+                    }, x -> {
+                        try (OutputStream o = Files.newOutputStream(x.resolve("o"))) {
+                            o.write(new byte[4], 3, 2);
+                            return "wrote";
+                        }
+                    }, x -> {
+                        OutputStream o = Files.newOutputStream(x.resolve("o"));
+                        o.close();
+                        o.close();
+                        return rawOutcome(y -> {
+                            o.flush();
+                            return "flushed";
+                        }, x) + ", " + rawOutcome(y -> {
+                            o.write(1);
+                            return "wrote";
+                        }, x);
+                    });
+            for (Op way : ways) {
+                r.add(rawOutcome(way, d));
+            }
+            return r;
+        });
+    }
+
     /** A file larger than an array can hold: the JDK's OutOfMemoryError and its words, with nothing read. */
     @Test
     void aFileLargerThanAnArrayFailsAsTheJdksDoes() throws Exception {
