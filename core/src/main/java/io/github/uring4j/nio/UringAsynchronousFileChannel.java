@@ -115,7 +115,7 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
 
     @Override
     public <A> void read(ByteBuffer dst, long position, A attachment, CompletionHandler<Integer, ? super A> handler) {
-        Objects.requireNonNull(handler, "handler");
+        Objects.requireNonNull(handler, "'handler' is null"); // the JDK's words
         start(true, dst, position, new Op<>(handler, attachment, handlers));
     }
 
@@ -128,7 +128,7 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
 
     @Override
     public <A> void write(ByteBuffer src, long position, A attachment, CompletionHandler<Integer, ? super A> handler) {
-        Objects.requireNonNull(handler, "handler");
+        Objects.requireNonNull(handler, "'handler' is null"); // the JDK's words
         start(false, src, position, new Op<>(handler, attachment, handlers));
     }
 
@@ -256,7 +256,7 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
     @Override
     public <A> void lock(long position, long size, boolean shared, A attachment,
             CompletionHandler<FileLock, ? super A> handler) {
-        Objects.requireNonNull(handler, "handler");
+        Objects.requireNonNull(handler, "'handler' is null"); // the JDK's words
         lock(position, size, shared, new Op<>(handler, attachment, handlers));
     }
 

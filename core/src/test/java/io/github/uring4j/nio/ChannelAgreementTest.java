@@ -968,6 +968,18 @@ class ChannelAgreementTest {
         a.add(new AsyncAct("tryLock()", AsynchronousFileChannel::tryLock));
         a.add(new AsyncAct("tryLock(shared)", ch -> ch.tryLock(0, 10, true)));
         a.add(new AsyncAct("tryLock(5, 0)", ch -> ch.tryLock(5, 0, false)));
+        a.add(new AsyncAct("read(handler null)", ch -> {
+            ch.read(ByteBuffer.allocate(5), 0, null, null);
+            return null;
+        }));
+        a.add(new AsyncAct("write(handler null)", ch -> {
+            ch.write(ByteBuffer.allocate(5), 0, null, null);
+            return null;
+        }));
+        a.add(new AsyncAct("lock(handler null)", ch -> {
+            ch.lock(0, 10, true, null, null);
+            return null;
+        }));
         return a;
     }
 
