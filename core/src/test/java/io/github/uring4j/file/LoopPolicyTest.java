@@ -125,6 +125,24 @@ class LoopPolicyTest {
         } finally {
             Files.deleteIfExists(p);
         }
+        // A FIFO in memory is no file of bytes in memory: its read waits in the ring for a writer, not in the loop.
+        Path fifo = TestFiles.fifo(shm, "uring4j-inmemory-fifo-" + ProcessHandle.current().pid());
+        try (IoExecutor io = UringExecutorTest.uring().loops(1).build();
+                AsyncFile q = get(AsyncFile.open(io, fifo, StandardOpenOption.READ, StandardOpenOption.WRITE))) {
+            CompletableFuture<Integer> n = new CompletableFuture<>();
+            ByteBuffer b = ByteBuffer.allocateDirect(3);
+            q.read(b, 0, null, TestFiles.into(n));
+            assertEquals(0L, get(q.size()), "the loop answers while the read waits");
+            assertFalse(n.isDone(), "a FIFO's read with nothing written");
+            try (java.nio.channels.FileChannel w = java.nio.channels.FileChannel.open(fifo, StandardOpenOption.WRITE)) {
+                w.write(ByteBuffer.wrap("abc".getBytes()));
+            }
+            assertEquals(3, get(n));
+            assertArrayEquals("abc".getBytes(), bytes(b.flip()));
+            assertEquals(0, ((UringBackend) io.backend).inlineReads(), "not a regular file");
+        } finally {
+            Files.deleteIfExists(fifo);
+        }
         try (IoExecutor io = UringExecutorTest.uring().loops(1).build()) {
             Path onDisk = dir.resolve("on-disk");
             Files.write(onDisk, new byte[4096]);

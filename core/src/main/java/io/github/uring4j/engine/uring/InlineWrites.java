@@ -153,9 +153,14 @@ final class InlineWrites {
         }
         try {
             if (f.inMemory == UringFile.MEMORY_UNKNOWN) {
-                long type = isRegular(f) ? LeanCalls.fileSystem(capture, f.fd, statfs) : 0;
-                f.inMemory = type == LeanCalls.TMPFS_MAGIC || type == LeanCalls.RAMFS_MAGIC ? UringFile.MEMORY_YES
-                        : type == LeanCalls.OVERLAYFS_MAGIC ? UringFile.MEMORY_OVERLAY : UringFile.MEMORY_NO;
+                // The file system first: on any other than these three (ext4, xfs, ...) the type need not be asked,
+                // and the loop makes one call for a new file instead of two (a statx and an fstatfs were 3.5% of a
+                // loop's time in a chain of open, read and close per small file)
+                long type = LeanCalls.fileSystem(capture, f.fd, statfs);
+                boolean inMemory = type == LeanCalls.TMPFS_MAGIC || type == LeanCalls.RAMFS_MAGIC;
+                boolean overlay = type == LeanCalls.OVERLAYFS_MAGIC;
+                f.inMemory = !(inMemory || overlay) || !isRegular(f) ? UringFile.MEMORY_NO
+                        : inMemory ? UringFile.MEMORY_YES : UringFile.MEMORY_OVERLAY;
                 if (f.inMemory == UringFile.MEMORY_NO) {
                     return false;
                 }
