@@ -492,7 +492,7 @@ public final class IoExecutor implements AutoCloseable {
          * as {@code write} + {@code force} on a {@code FileChannel}; made by the idle loop, {@code writeAndSync} ran
          * at 0.71–0.94 times (measured on the development machine, one at a time). A busy loop sends them through
          * the ring, where several wait for the device at once; so does a file whose sync held the loop over 10 ms
-         * while other threads' requests waited, for the next quarter of a second.
+         * while other threads' requests waited, the second time within a second, for the next quarter of a second.
          *
          * <p>Opens that create or truncate a file ({@code CREATE}, {@code CREATE_NEW}, {@code TRUNCATE_EXISTING}) are
          * made by an idle loop too, where io_uring would give each to an io-wq worker: an {@code AsyncFile} open +

@@ -39,9 +39,9 @@ public interface IoExecutorMXBean {
 
     /**
      * Of {@link #getLoopCalls()}, the calls that held their loop longer than 10 ms (dirty-page throttling, a slow
-     * device flush). After such a write that others waited for (other threads' requests, operations in the kernel),
-     * and after such a sync that other threads' requests waited for, the file's calls go through the ring for a
-     * quarter of a second. Many of these mean the loops wait on the file system.
+     * device flush). After a second such write within a second that others waited for (other threads' requests,
+     * operations in the kernel), or such a sync that other threads' requests waited for, the file's calls go through
+     * the ring for a quarter of a second. Many of these mean the loops wait on the file system.
      */
     long getSlowLoopCalls();
 

@@ -294,9 +294,9 @@ public final class ReportCommand implements Callable<Integer> {
                 }
             }
             if (!slow.isEmpty()) {
-                notes.add("Load types: calls the async strategy's loop made itself that held it over 10 ms (after a write"
-                        + " like that which others waited for, its file's writes went through the ring for a quarter of"
-                        + " a second): " + String.join(", ", slow) + ".");
+                notes.add("Load types: calls the async strategy's loop made itself that held it over 10 ms (after a"
+                        + " second write like that within a second which others waited for, its file's writes went"
+                        + " through the ring for a quarter of a second): " + String.join(", ", slow) + ".");
             }
             // 20,000 small files, as many as the benchmark plan's checksum of a tree asks for at least. With 5,000
             // (passes of 25 ms, whose start and end weigh more) the JDK's virtual threads ran at 0.85-0.87 times

@@ -23,17 +23,17 @@ import java.util.ArrayDeque;
  * once and say {@code EAGAIN} otherwise, and only then does the write go through the ring. File systems that refuse
  * {@code RWF_NOWAIT} for writes ({@code EOPNOTSUPP}: ext4) get a plain write on the loop thread for writes up to
  * {@link io.github.uring4j.engine.EngineConfig#inlineWriteMax} bytes (not for {@code O_DSYNC}/{@code O_SYNC} files,
- * whose every write waits for the device); a write that blocked the loop longer than
- * {@link #BLOCKED_NANOS} (dirty-page throttling, a journal commit) while others may have waited for the loop sends
- * that file's writes through the ring for the next {@link #BACKOFF_NANOS}.
+ * whose every write waits for the device); the second write within {@link #STRIKE_NANOS} that blocked the loop
+ * longer than {@link #BLOCKED_NANOS} (dirty-page throttling, a journal commit) while others may have waited for the
+ * loop sends that file's writes through the ring for the next {@link #BACKOFF_NANOS}.
  *
  * <p>An {@code fsync}/{@code fdatasync}, alone or linked after a write ({@code writeAndSync}), always waits for the
  * device, and io_uring always hands it to an io-wq worker: the caller's thread, the loop and the worker each wake the
  * next, and one sync at a time ran at 0.35–0.65 times the JDK's {@code write} + {@code force} loop. So a loop with
  * nothing else in the kernel or waiting ({@link EventLoop#idle}) makes the call itself, and the write before it
  * when there is one: no other request waits behind it, and one that arrives meanwhile waits at most that long. A
- * call that kept the loop longer than {@link #BLOCKED_NANOS} while requests of other threads arrived sends the file's
- * syncs to the ring for {@link #BACKOFF_NANOS}, as for writes. Syncs of a busy loop go through the ring, where
+ * second call within {@link #STRIKE_NANOS} that kept the loop longer than {@link #BLOCKED_NANOS} while requests of
+ * other threads arrived sends the file's syncs to the ring for {@link #BACKOFF_NANOS}, as for writes. Syncs of a busy loop go through the ring, where
  * several run at once; with {@link io.github.uring4j.engine.EngineConfig#inlineWriteMax} 0 every sync does.
  *
  * <p>The result is delivered in the loop's next turn, exactly as a completion would be (the same rules, the same
@@ -43,6 +43,8 @@ final class InlineWrites {
     /** A write that kept the loop this long sends its file's writes to the ring for a while. */
     static final long BLOCKED_NANOS = 10_000_000L;
     static final long BACKOFF_NANOS = 250_000_000L;
+    /** A stall starts a back-off only when another came at most this long before it (see {@link #blocked}). */
+    static final long STRIKE_NANOS = 1_000_000_000L;
     /** {@link #write} did nothing: encode the request for the ring. */
     static final int USE_RING = Integer.MIN_VALUE;
 
@@ -59,6 +61,8 @@ final class InlineWrites {
     private boolean unavailable;
     /** Opens that create or truncate go through the ring until then: one held the loop while others waited. */
     private long openBackoffUntil;
+    /** When an open made here last held the loop while others waited ({@link #blocked}'s rule). */
+    private long lastOpenStall = System.nanoTime() - 2 * STRIKE_NANOS;
 
     InlineWrites(EventLoop loop, Arena arena, int max) {
         this.loop = loop;
@@ -290,8 +294,8 @@ final class InlineWrites {
      * an open does, so that a FIFO without its other end ({@code ENXIO}) or a file under another process's lease
      * ({@code EAGAIN}) says so instead of waiting on the loop: the ring's worker then makes the open that waits. Once
      * the file is open its status flags are set to those asked for ({@code O_NONBLOCK} off again). An open that held
-     * the loop longer than {@link #BLOCKED_NANOS} while requests of other threads arrived sends such opens to the ring
-     * for {@link #BACKOFF_NANOS}. {@code path}: the path as a C string.
+     * the loop longer than {@link #BLOCKED_NANOS} while requests of other threads arrived, the second within
+     * {@link #STRIKE_NANOS}, sends such opens to the ring for {@link #BACKOFF_NANOS}. {@code path}: the path as a C string.
      */
     boolean open(Slot s, int flags, MemorySegment path) {
         if (max == 0 || unavailable || (flags & (Uapi.O_CREAT | Uapi.O_TRUNC)) == 0 || !loop.idle()) {
@@ -316,7 +320,13 @@ final class InlineWrites {
                 unavailable = true;
             }
         }
-        openBackoffUntil = backoffAfter(t0, openBackoffUntil);
+        long t1 = System.nanoTime();
+        if (stalledOthers(t0, t1)) {
+            if (t1 - lastOpenStall <= STRIKE_NANOS) {
+                openBackoffUntil = t1 + BACKOFF_NANOS;
+            }
+            lastOpenStall = t1;
+        }
         if (fd == -Errno.ENXIO || fd == -Errno.EAGAIN || fd == -Errno.EINTR) {
             return false; // a FIFO's other end, a lease: the ring's worker waits for it
         }
@@ -328,8 +338,8 @@ final class InlineWrites {
      * The size of {@code f} ({@code statx} of its descriptor into the slot's buffer) asked here when the loop is idle;
      * true if the result is queued for the next turn, false if the ring must ask. io_uring hands every {@code STATX}
      * to an io-wq worker: {@code size()} awaited one at a time took 32-35 µs with the waiter parked and 3.9-4.1 µs with
-     * it spinning, on the development machine. A call that held the loop over {@link #BLOCKED_NANOS} while others
-     * waited sends the file's calls to the ring for {@link #BACKOFF_NANOS}, as for writes and syncs.
+     * it spinning, on the development machine. Calls that held the loop over {@link #BLOCKED_NANOS} while others
+     * waited send the file's calls to the ring for {@link #BACKOFF_NANOS}, by the rule of writes and syncs.
      */
     boolean size(Slot s, UringFile f) {
         if (max == 0 || unavailable || !loop.idle() || System.nanoTime() - f.inlineBackoffUntil < 0) {
@@ -372,25 +382,30 @@ final class InlineWrites {
      * next 250 ms through io-wq: one sync over 10 ms a second (journal commits on a virtio disk) took
      * {@code writeAndSync} one at a time from 0.8 to 0.4 times the JDK's {@code write} + {@code force}, and one 1 MiB
      * append over 10 ms in a 256 MiB pass took the async API's append writes from 0.96-1.02 to 0.47 times the JDK's
-     * {@code FileChannel}.
+     * {@code FileChannel}. And only at the second such stall within {@link #STRIKE_NANOS}, as for the drop-in's
+     * writes of virtual threads: one stall among 2,827 appends of several in flight (1 MiB each, 256 MiB a pass) sent
+     * the rest of the pass through io-wq, 0.70 times the JDK's rate where the passes around it made 0.96-1.02.
      */
     private void blocked(UringFile f, long t0) {
-        f.inlineBackoffUntil = backoffAfter(t0, f.inlineBackoffUntil);
+        long t1 = System.nanoTime();
+        if (stalledOthers(t0, t1)) {
+            if (t1 - f.lastInlineStall <= STRIKE_NANOS) {
+                f.inlineBackoffUntil = t1 + BACKOFF_NANOS;
+            }
+            f.lastInlineStall = t1;
+        }
     }
 
     /**
-     * After a call made here that began at {@code t0}: the end of the back-off ({@code until} unchanged unless the
-     * call held the loop longer than {@link #BLOCKED_NANOS} while others may have waited for it).
+     * Whether a call made here from {@code t0} to {@code t1} held the loop longer than {@link #BLOCKED_NANOS} while
+     * others may have waited for it (counted as a slow call either way).
      */
-    private long backoffAfter(long t0, long until) {
-        long t1 = System.nanoTime();
-        if (t1 - t0 > BLOCKED_NANOS) {
-            loop.stats.inlineBlockedOne();
-            if (loop.othersKeptWaiting()) {
-                return t1 + BACKOFF_NANOS;
-            }
+    private boolean stalledOthers(long t0, long t1) {
+        if (t1 - t0 <= BLOCKED_NANOS) {
+            return false;
         }
-        return until;
+        loop.stats.inlineBlockedOne();
+        return loop.othersKeptWaiting();
     }
 
     /** True if {@code f} is a regular file (asked of the kernel once per file). */
