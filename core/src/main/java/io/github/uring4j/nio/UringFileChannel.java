@@ -124,6 +124,15 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
     private long hintAt;
     private volatile boolean nowaitReads = true;
     private volatile boolean nowaitWrites = true;
+    /**
+     * The descriptor has {@code O_NONBLOCK} (an output stream's, opened for writing only): a plain write on the
+     * caller's thread cannot wait for ever, whatever the file is. A regular file ignores the flag; a FIFO or a device
+     * with no room says {@code EAGAIN}, and the flag is then turned off for good ({@link #dropNonblocking}: io_uring
+     * would end its own waiting writes with {@code EAGAIN} too), the file is taken for what it is, and the write goes
+     * to the ring. So such a channel makes no {@code statx} to learn whether its file is regular: a line appended to a
+     * log with {@code Files.write} was an open, a {@code statx}, a write and a close, against the JDK's three calls.
+     */
+    private volatile boolean nonblocking;
     /** Set by the library's own streams: an interrupt neither closes the channel nor stops the operation. */
     volatile boolean uninterruptible;
     /**
@@ -235,8 +244,19 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
      */
     static UringFileChannel open(Path path, Set<? extends OpenOption> options, FileAttribute<?>[] attrs,
             java.util.function.Supplier<IoExecutor> executors) throws IOException {
+        return open(path, options, attrs, executors, false);
+    }
+
+    /**
+     * As {@link #open(Path, Set, FileAttribute[], java.util.function.Supplier)}; with {@code forStream}, a channel
+     * opened for writing only (not {@code O_DIRECT}) is opened with {@code O_NONBLOCK}, for an output stream: its
+     * writes then need not know what the file is ({@link #nonblocking}).
+     */
+    static UringFileChannel open(Path path, Set<? extends OpenOption> options, FileAttribute<?>[] attrs,
+            java.util.function.Supplier<IoExecutor> executors, boolean forStream) throws IOException {
         String p = path.toString();
         Opening o = Opening.of(p, options, attrs, false);
+        boolean nonblock = forStream && !o.direct && (o.flags & Uapi.O_ACCMODE) == Uapi.O_WRONLY;
         Call c = Call.get();
         int fd;
         int alignment = 0;
@@ -244,8 +264,16 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
             // as the JDK's: the empty path names the current directory
             MemorySegment cPath = cPath(c, p.isEmpty() ? "." : p);
             do {
-                fd = LeanCalls.open(c.capture, cPath, o.flags, o.mode);
+                fd = LeanCalls.open(c.capture, cPath, nonblock ? o.flags | Uapi.O_NONBLOCK : o.flags, o.mode);
             } while (fd == -Errno.EINTR);
+            if (nonblock && (fd == -Errno.ENXIO || fd == -Errno.EAGAIN)) {
+                // A FIFO nobody reads yet (ENXIO), a file under another process's lease (EAGAIN): opened without the
+                // flag, the open waits for the reader or the lease's break, as the JDK's does
+                nonblock = false;
+                do {
+                    fd = LeanCalls.open(c.capture, cPath, o.flags, o.mode);
+                } while (fd == -Errno.EINTR);
+            }
             Counters.CALLER_CALLS.increment();
             if (fd < 0) {
                 throw JdkErrors.open(-fd, p, o.flags);
@@ -266,7 +294,9 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         } finally {
             c.release();
         }
-        return new UringFileChannel(p, fd, o, alignment, executors);
+        UringFileChannel ch = new UringFileChannel(p, fd, o, alignment, executors);
+        ch.nonblocking = nonblock;
+        return ch;
     }
 
     /**
@@ -439,6 +469,8 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         if (known != null) {
             return known;
         }
+        // the ring's reads and writes of a descriptor with O_NONBLOCK end with EAGAIN where they should wait
+        dropNonblocking();
         synchronized (resources.lock) {
             FileHandle h = resources.handle;
             if (h != null) {
@@ -544,8 +576,35 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
                 c.release();
             }
             fileType = t;
+            if (t == OTHER) {
+                dropNonblocking();
+            }
         }
         return t == REGULAR;
+    }
+
+    /**
+     * Turns {@code O_NONBLOCK} off ({@link #nonblocking}) before anything may wait on this descriptor: the ring's
+     * writes, and calls on a file found not to be regular.
+     */
+    private void dropNonblocking() {
+        if (!nonblocking) {
+            return;
+        }
+        // Two threads may both turn it off: the same call twice. The field says false only once it is off.
+        Call c = Call.get();
+        try {
+            if (enter()) {
+                try {
+                    LeanCalls.setStatusFlags(c.capture, fd, flags); // the flags it was opened with, less that one
+                } finally {
+                    leave();
+                }
+            }
+        } finally {
+            c.release();
+        }
+        nonblocking = false;
     }
 
     private static final MemorySegment EMPTY_PATH = Arena.global().allocateFrom("");
@@ -1230,11 +1289,16 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         boolean virtual = Thread.currentThread().isVirtual();
         if (!(direct && virtual)) {
             long n;
-            if (!virtual && regular()) {
+            if (!virtual && (nonblocking || regular())) {
                 // A platform thread's write of a regular file: one call, as the JDK's channel makes it (it may wait
                 // in the kernel a while, never for ever). RWF_NOWAIT first cost a second call on every channel of a
-                // file system that refuses it (ext4's buffered writes).
+                // file system that refuses it (ext4's buffered writes). With O_NONBLOCK, of any file: one that is not
+                // regular says EAGAIN when it would wait, and goes to the ring from then on.
                 n = inline(false, address, len, position, 0, held);
+                if (n == -Errno.EAGAIN && nonblocking) {
+                    fileType = OTHER;
+                    dropNonblocking();
+                }
             } else if (nowaitWrites) {
                 n = inline(false, address, len, position, Uapi.RWF_NOWAIT, held);
                 if (n == -Errno.EOPNOTSUPP) {

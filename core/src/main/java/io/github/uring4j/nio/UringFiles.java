@@ -79,6 +79,16 @@ public final class UringFiles {
         return UringFileChannel.open(Builtin.path(path), options, attrs, UringFiles::ringExecutor);
     }
 
+    /**
+     * The channel behind the provider's output stream of {@code builtinPath} (a path of the built-in provider; the
+     * caller checked {@link #jdkChannels()}): as {@link #newFileChannel}, but opened with {@code O_NONBLOCK} when it
+     * is for writing only, so that its writes need not ask what the file is.
+     */
+    static UringFileChannel newOutputStreamChannel(Path builtinPath, Set<? extends OpenOption> options)
+            throws IOException {
+        return UringFileChannel.open(builtinPath, options, new FileAttribute<?>[0], UringFiles::ringExecutor, true);
+    }
+
     /** As {@link AsynchronousFileChannel#open(Path, OpenOption...)}. */
     public static AsynchronousFileChannel newAsynchronousFileChannel(Path path, OpenOption... options)
             throws IOException {

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.uring4j.linux.Uapi;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -24,6 +25,7 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.spi.FileSystemProvider;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -227,6 +229,64 @@ class ProviderInterruptsAndPipesTest {
             }
         }
         assertEquals(List.of("closed", "closed"), outcomes, "the JDK's stream, then ours");
+    }
+
+    /**
+     * The provider's output stream opens its file with {@code O_NONBLOCK}, so that its writes need not ask the kernel
+     * what the file is: a regular file keeps the flag (which it ignores) and takes every byte; a FIFO whose reader has
+     * fallen behind says {@code EAGAIN}, loses the flag, and the stream's writes wait in the ring, every byte arriving
+     * in order.
+     */
+    @Test
+    void anOutputStreamWritesAnyFileWithoutAskingWhatItIs() throws Exception {
+        UringFileSystemProvider provider = new UringFileSystemProvider(BUILTIN);
+        byte[] data = ProviderRoutedFilesTest.pattern(300_000, 11);
+        Path plain = tmp.resolve("plain");
+        try (OutputStream out = Files.newOutputStream(ours(provider, plain))) {
+            out.write(data);
+            Set<Integer> fds = Conform.fdsOf(plain);
+            assertEquals(1, fds.size(), "the stream's descriptor: " + fds);
+            assertEquals(Uapi.O_NONBLOCK, Conform.openFlags(fds.iterator().next()) & Uapi.O_NONBLOCK);
+        }
+        assertArrayEquals(data, Files.readAllBytes(plain));
+        Path fifo = fifo(tmp.resolve("fifo"));
+        CompletableFuture<FileChannel> reader = CompletableFuture.supplyAsync(() -> {
+            try {
+                return FileChannel.open(fifo, StandardOpenOption.READ);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        try (OutputStream out = Files.newOutputStream(ours(provider, fifo))) {
+            try (FileChannel r = reader.get(30, TimeUnit.SECONDS)) {
+                CompletableFuture<byte[]> got = CompletableFuture.supplyAsync(() -> {
+                    try {
+                        Thread.sleep(200); // the pipe fills first: the write waits
+                        ByteBuffer b = ByteBuffer.allocate(data.length);
+                        while (b.hasRemaining() && r.read(b) >= 0) {
+                            // on to the last byte
+                        }
+                        return b.array();
+                    } catch (IOException | InterruptedException e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+                out.write(data); // more than a pipe holds
+                Set<Integer> fds = Conform.fdsOf(fifo);
+                fds.removeIf(fd -> {
+                    try {
+                        return (Conform.openFlags(fd) & Uapi.O_ACCMODE) != Uapi.O_WRONLY;
+                    } catch (IOException e) {
+                        return true;
+                    }
+                });
+                assertFalse(fds.isEmpty(), "the stream's descriptor");
+                for (int fd : fds) {
+                    assertEquals(0, Conform.openFlags(fd) & Uapi.O_NONBLOCK, "a FIFO's descriptor lost the flag");
+                }
+                assertArrayEquals(data, got.get(30, TimeUnit.SECONDS));
+            }
+        }
     }
 
     @ParameterizedTest(name = "{0}")
