@@ -155,17 +155,22 @@ public final class LeanCalls {
     }
 
     /**
-     * Links, on the calling thread, the calls a program's first files make (open, statx, preadv2, pwritev2, close),
-     * so that a thread started early can take the linker's first-use cost (tens of milliseconds in a fresh JVM) off
-     * the program's first open. Failures are left for the calls themselves to report.
+     * Links, on the calling thread, the calls a program's first files make (open, statx, preadv2 and close for a
+     * first read; write and pwrite for a platform thread's writes, read and pread for its later reads, pwritev2 for a
+     * virtual thread's), in that order, so that a thread started early can take the linker's first-use cost (tens of
+     * milliseconds in a fresh JVM) off the program's first open. Failures are left for the calls themselves to report.
      */
     public static void prelink() {
         try {
             OPEN.MH.type();
             STATX.MH.type();
             PREADV2.MH.type();
-            PWRITEV2.MH.type();
             CLOSE.MH.type();
+            WRITE.MH.type();
+            PWRITE.MH.type();
+            READ.MH.type();
+            PREAD.MH.type();
+            PWRITEV2.MH.type();
         } catch (Throwable t) {
             // problem() and the calls say what went wrong
         }

@@ -50,6 +50,20 @@ class ChildJvmTest {
         assertTrue(out.contains("READY " + expectDefault + " IO_URING"), out + " after " + ms + " ms");
     }
 
+    /**
+     * A JVM exiting while an executor's loops sleep in {@code io_uring_enter}: they nap in Java instead, so that the
+     * JVM's exit, which waits for threads in native code (up to 300 ms for a program's), need not wait for them.
+     */
+    @Test
+    void idleLoopsLeaveTheKernelWhenTheJvmExits() throws Exception {
+        Process p = ChildJvm.start(List.of(), List.of(), "exitNap", dir.toString());
+        List<String> out = output(p, 60);
+        assertEquals(0, p.exitValue(), out.toString());
+        assertTrue(out.stream().anyMatch(l -> l.startsWith("BEFORE napper") && l.contains("RUNNABLE")),
+                "the loops were in the kernel before the exit: " + out);
+        assertTrue(out.contains("NAPPING 2"), out.toString());
+    }
+
     /** Case 22: buffers over the memlock limit stay unregistered, the message shows the limit, I/O works. */
     @Test
     void case22RegistrationOverMemlockFallsBack() throws Exception {

@@ -24,8 +24,61 @@ public final class ChildMain {
             case "provider" -> provider(Path.of(args[1]), args.length > 2 && args[2].equals("files"));
             case "blocked" -> blocked(Path.of(args[1]));
             case "poolsOnLoops" -> poolsOnLoops(Path.of(args[1]));
+            case "exitNap" -> exitNap(Path.of(args[1]));
             default -> throw new IllegalArgumentException(args[0]);
         }
+    }
+
+    /**
+     * An executor's loops idle in the kernel when the JVM exits: a shutdown hook of this program's watches their
+     * threads, and prints {@code NAPPING n} once all n are parked in Java (a thread in {@code io_uring_enter} is in
+     * native code, RUNNABLE to Java), or {@code IN-NATIVE} with their states after 5 s.
+     */
+    /** What {@link #exitNap} keeps reachable until the JVM ends. */
+    static final java.util.List<Object> KEPT = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    static void exitNap(Path dir) throws Exception {
+        Path p = dir.resolve("nap");
+        java.nio.file.Files.write(p, new byte[4096]);
+        IoExecutor io = IoExecutor.builder().loops(2).name("napper").callerReads(false).build();
+        AsyncFile f = AsyncFile.open(io, p, StandardOpenOption.READ).join();
+        KEPT.add(io); // reachable to the end: the executor's cleaner would close it otherwise, and end its loops
+        KEPT.add(f);
+        f.read(ByteBuffer.allocateDirect(4096), 0).join();
+        java.util.List<Thread> loops = new java.util.ArrayList<>();
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().startsWith("napper")) {
+                loops.add(t);
+            }
+        }
+        Thread.sleep(300); // past the loops' spin: asleep in the kernel
+        StringBuilder before = new StringBuilder();
+        for (Thread t : loops) {
+            before.append(t.getName()).append('=').append(t.getState()).append(' ');
+        }
+        System.out.println("BEFORE " + before.toString().trim());
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+            while (true) {
+                StringBuilder states = new StringBuilder();
+                int parked = 0;
+                for (Thread t : loops) {
+                    Thread.State st = t.getState();
+                    parked += st == Thread.State.TIMED_WAITING || st == Thread.State.WAITING ? 1 : 0;
+                    states.append(t.getName()).append('=').append(st).append(' ');
+                }
+                if (parked == loops.size()) {
+                    System.out.println("NAPPING " + parked);
+                    return;
+                }
+                if (System.nanoTime() > deadline) {
+                    System.out.println("IN-NATIVE " + states.toString().trim());
+                    return;
+                }
+                java.util.concurrent.locks.LockSupport.parkNanos(200_000L);
+            }
+        }));
+        // main returns with the executor and the file open
     }
 
     /**
