@@ -103,4 +103,14 @@ class RenderTest {
         assertEquals(2, t.size());
         assertEquals(List.of("0.96×", "≥ 0.95×", "yes"), t.get(1).subList(1, 4));
     }
+
+    @Test
+    void aMissThatTwoDecimalsWouldRoundUpToTheGoalShowsThree() {
+        assertEquals("0.948×", Targets.times(0.948, 0.95));
+        assertEquals("0.95×", Targets.times(0.95, 0.95));
+        assertEquals("0.94×", Targets.times(0.9449, 0.95));
+        assertEquals("1.20×", Targets.times(1.2, 1.0));
+        assertEquals("0.996×", Targets.times(0.996, 1.0));
+        assertEquals("1.00×", Targets.times(1.004, 1.0));
+    }
 }
