@@ -127,10 +127,12 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
     /**
      * The descriptor has {@code O_NONBLOCK} (an output stream's, opened for writing only): a plain write on the
      * caller's thread cannot wait for ever, whatever the file is. A regular file ignores the flag; a FIFO or a device
-     * with no room says {@code EAGAIN}, and the flag is then turned off for good ({@link #dropNonblocking}: io_uring
-     * would end its own waiting writes with {@code EAGAIN} too), the file is taken for what it is, and the write goes
-     * to the ring. So such a channel makes no {@code statx} to learn whether its file is regular: a line appended to a
-     * log with {@code Files.write} was an open, a {@code statx}, a write and a close, against the JDK's three calls.
+     * with no room says {@code EAGAIN}, and the flag is then turned off for good ({@link #dropNonblocking}), the file
+     * is taken for what it is, and the write goes to the ring. The flag is also off before the ring first uses the
+     * descriptor: io_uring ends a read or write of a file with the flag that cannot be made without waiting (ext4's
+     * buffered writes) with {@code EAGAIN}, where it would hand it to a worker thread. So such a channel makes no
+     * {@code statx} to learn whether its file is regular: a line appended to a log with {@code Files.write} was an
+     * open, a {@code statx}, a write and a close, against the JDK's three calls.
      */
     private volatile boolean nonblocking;
     /** Set by the library's own streams: an interrupt neither closes the channel nor stops the operation. */

@@ -71,9 +71,7 @@ final class EventLoop implements Runnable {
         }
     }
 
-    /**
-     * Loops whose thread runs, for the JVM's exit ({@link #EXITING}).
-     */
+    /** Loops whose thread runs, for the JVM's exit ({@link #exiting}). */
     private static final Set<EventLoop> RUNNING = ConcurrentHashMap.newKeySet();
     /**
      * The JVM is exiting: an idle loop naps in Java instead of sleeping in {@code io_uring_enter}. HotSpot's exit waits

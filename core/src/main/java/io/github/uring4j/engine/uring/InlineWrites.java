@@ -33,8 +33,9 @@ import java.util.ArrayDeque;
  * nothing else in the kernel or waiting ({@link EventLoop#idle}) makes the call itself, and the write before it
  * when there is one: no other request waits behind it, and one that arrives meanwhile waits at most that long. A
  * second call within {@link #STRIKE_NANOS} that kept the loop longer than {@link #BLOCKED_NANOS} while requests of
- * other threads arrived sends the file's syncs to the ring for {@link #BACKOFF_NANOS}, as for writes. Syncs of a busy loop go through the ring, where
- * several run at once; with {@link io.github.uring4j.engine.EngineConfig#inlineWriteMax} 0 every sync does.
+ * other threads arrived sends the file's syncs to the ring for {@link #BACKOFF_NANOS}, as for writes. Syncs of a
+ * busy loop go through the ring, where several run at once; with
+ * {@link io.github.uring4j.engine.EngineConfig#inlineWriteMax} 0 every sync does.
  *
  * <p>The result is delivered in the loop's next turn, exactly as a completion would be (the same rules, the same
  * result filter), never from inside the call that issued it. Loop thread only.
@@ -295,7 +296,8 @@ final class InlineWrites {
      * ({@code EAGAIN}) says so instead of waiting on the loop: the ring's worker then makes the open that waits. Once
      * the file is open its status flags are set to those asked for ({@code O_NONBLOCK} off again). An open that held
      * the loop longer than {@link #BLOCKED_NANOS} while requests of other threads arrived, the second within
-     * {@link #STRIKE_NANOS}, sends such opens to the ring for {@link #BACKOFF_NANOS}. {@code path}: the path as a C string.
+     * {@link #STRIKE_NANOS}, sends such opens to the ring for {@link #BACKOFF_NANOS}. {@code path}: the path as a C
+     * string.
      */
     boolean open(Slot s, int flags, MemorySegment path) {
         if (max == 0 || unavailable || (flags & (Uapi.O_CREAT | Uapi.O_TRUNC)) == 0 || !loop.idle()) {
