@@ -259,19 +259,21 @@ class ProviderInterruptsAndPipesTest {
         });
         try (OutputStream out = Files.newOutputStream(ours(provider, fifo))) {
             try (FileChannel r = reader.get(30, TimeUnit.SECONDS)) {
-                CompletableFuture<byte[]> got = CompletableFuture.supplyAsync(() -> {
+                // More than a pipe holds, and nothing read until the writer waits: parked, so its write went to the
+                // ring, after the pipe said EAGAIN
+                Thread writer = Thread.ofPlatform().start(() -> {
                     try {
-                        Thread.sleep(200); // the pipe fills first: the write waits
-                        ByteBuffer b = ByteBuffer.allocate(data.length);
-                        while (b.hasRemaining() && r.read(b) >= 0) {
-                            // on to the last byte
-                        }
-                        return b.array();
-                    } catch (IOException | InterruptedException e) {
-                        throw new IllegalStateException(e);
+                        out.write(data);
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
                     }
                 });
-                out.write(data); // more than a pipe holds
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (writer.getState() != Thread.State.WAITING && writer.getState() != Thread.State.TIMED_WAITING) {
+                    assertTrue(writer.isAlive() && System.nanoTime() < deadline,
+                            "the writer did not wait for the reader: " + writer.getState());
+                    Thread.sleep(1);
+                }
                 Set<Integer> fds = Conform.fdsOf(fifo);
                 fds.removeIf(fd -> {
                     try {
@@ -284,7 +286,13 @@ class ProviderInterruptsAndPipesTest {
                 for (int fd : fds) {
                     assertEquals(0, Conform.openFlags(fd) & Uapi.O_NONBLOCK, "a FIFO's descriptor lost the flag");
                 }
-                assertArrayEquals(data, got.get(30, TimeUnit.SECONDS));
+                ByteBuffer b = ByteBuffer.allocate(data.length);
+                while (b.hasRemaining() && r.read(b) >= 0) {
+                    // on to the last byte
+                }
+                writer.join(TimeUnit.SECONDS.toMillis(30));
+                assertFalse(writer.isAlive(), "the write ended once the bytes were read");
+                assertArrayEquals(data, b.array());
             }
         }
     }
