@@ -62,8 +62,8 @@ final class InlineWrites {
     private boolean unavailable;
     /** Opens that create or truncate go through the ring until then: one held the loop while others waited. */
     private long openBackoffUntil;
-    /** When an open made here last held the loop while others waited ({@link #blocked}'s rule). */
-    private long lastOpenStall = System.nanoTime() - 2 * STRIKE_NANOS;
+    /** When an open made here last held the loop while others waited ({@link #blocked}'s rule); 0: never. */
+    private long lastOpenStall;
 
     InlineWrites(EventLoop loop, Arena arena, int max) {
         this.loop = loop;
@@ -324,7 +324,7 @@ final class InlineWrites {
         }
         long t1 = System.nanoTime();
         if (stalledOthers(t0, t1)) {
-            if (t1 - lastOpenStall <= STRIKE_NANOS) {
+            if (secondStrike(lastOpenStall, t1)) {
                 openBackoffUntil = t1 + BACKOFF_NANOS;
             }
             lastOpenStall = t1;
@@ -391,11 +391,16 @@ final class InlineWrites {
     private void blocked(UringFile f, long t0) {
         long t1 = System.nanoTime();
         if (stalledOthers(t0, t1)) {
-            if (t1 - f.lastInlineStall <= STRIKE_NANOS) {
+            if (secondStrike(f.lastInlineStall, t1)) {
                 f.inlineBackoffUntil = t1 + BACKOFF_NANOS;
             }
             f.lastInlineStall = t1;
         }
+    }
+
+    /** Whether a stall at {@code t1} came within {@link #STRIKE_NANOS} of the one at {@code last} (0: none yet). */
+    private static boolean secondStrike(long last, long t1) {
+        return last != 0 && t1 - last <= STRIKE_NANOS;
     }
 
     /**

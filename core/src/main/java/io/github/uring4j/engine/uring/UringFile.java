@@ -128,8 +128,8 @@ final class UringFile extends FileHandle {
     volatile int inlineWrites;
     /** Until this {@link System#nanoTime()}, blocking writes of this file go to the ring. */
     volatile long inlineBackoffUntil;
-    /** When a write or sync of this file last held a loop while others waited ({@link InlineWrites}). */
-    volatile long lastInlineStall = System.nanoTime() - 2 * InlineWrites.STRIKE_NANOS;
+    /** When a write or sync of this file last held a loop while others waited ({@link InlineWrites}); 0: never. */
+    volatile long lastInlineStall;
     /** The home loop's slot holding the close request, once a close started. */
     Slot closeSlot;
 
