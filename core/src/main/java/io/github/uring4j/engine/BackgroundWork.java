@@ -28,17 +28,27 @@ public final class BackgroundWork {
     private BackgroundWork() {
     }
 
+    /** The thread runs such work now. */
+    private static final ThreadLocal<Boolean> HERE = new ThreadLocal<>();
+
+    /** Whether the calling thread is running such work (the library's, not the program's). */
+    public static boolean onThisThread() {
+        return HERE.get() != null;
+    }
+
     /** {@code work}, counted from now (it is about to be handed to a thread) until it ends. */
     public static Runnable counted(Runnable work) {
         RUNNING.incrementAndGet();
         hook();
         return () -> {
+            HERE.set(Boolean.TRUE);
             try {
                 if (archive == null) {
                     archive = archiveAtExit(); // asked here, beside the program, not at its exit
                 }
                 work.run();
             } finally {
+                HERE.remove();
                 if (RUNNING.decrementAndGet() == 0) {
                     synchronized (DONE) {
                         DONE.notifyAll();

@@ -16,10 +16,11 @@ final class Counters {
     static final LongAdder KERNEL_COPIES = new LongAdder();
     static final LongAdder MAPPED_READS = new LongAdder();
     static final LongAdder OFF_CARRIER_CALLS = new LongAdder();
+    static final LongAdder JDK_WHILE_LINKING = new LongAdder();
 
     static DropInStatistics snapshot() {
         return new DropInStatistics(URING_CHANNELS.sum(), JDK_CHANNELS.sum(), CALLER_CALLS.sum(),
                 RING_OPERATIONS.sum(), MAPPED_READS.sum(), BYTES_READ.sum(), BYTES_WRITTEN.sum(), KERNEL_COPIES.sum(),
-                OFF_CARRIER_CALLS.sum());
+                OFF_CARRIER_CALLS.sum(), JDK_WHILE_LINKING.sum());
     }
 }

@@ -18,7 +18,11 @@ package io.github.uring4j.nio;
  * @param offCarrierCalls calls of virtual threads made on a platform thread while the virtual thread waited unmounted:
  *                       buffered writes while the kernel made writers wait (dirty-page throttling, a journal commit),
  *                       copies of 64 KiB or more (included in {@code callerCalls} as well)
+ * @param jdkWhileLinking whole-file calls of {@code Files} ({@code readAllBytes}, {@code write}, ...) that the JDK's own
+ *                       channels and streams served in the JVM's first moments, while the provider linked its native
+ *                       calls (see {@link UringFiles#WHILE_LINKING})
  */
 public record DropInStatistics(long uringChannels, long jdkChannels, long callerCalls, long ringOperations,
-        long mappedReads, long bytesRead, long bytesWritten, long kernelCopies, long offCarrierCalls) {
+        long mappedReads, long bytesRead, long bytesWritten, long kernelCopies, long offCarrierCalls,
+        long jdkWhileLinking) {
 }

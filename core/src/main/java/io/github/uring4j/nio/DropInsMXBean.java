@@ -28,4 +28,6 @@ public interface DropInsMXBean {
     long getKernelCopies();
 
     long getOffCarrierCalls();
+
+    long getJdkWhileLinking();
 }

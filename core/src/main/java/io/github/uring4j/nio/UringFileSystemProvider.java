@@ -85,7 +85,8 @@ public final class UringFileSystemProvider extends FileSystemProvider {
      * calls when the system property {@code java.nio.file.spi.DefaultFileSystemProvider} names this class. The
      * first one made in a JVM starts a daemon thread that links the native calls the first files need and starts
      * the default {@code IoExecutor}, so that the program's first open does not wait for them (the FFM linker's
-     * first use takes a tenth of a second in a fresh JVM).
+     * first use takes a tenth of a second in a fresh JVM); until it is done, whole-file calls of {@code Files} are
+     * the JDK's own (see the package documentation).
      *
      * @param builtin the built-in provider of the default file system (a {@code UringFileSystemProvider} is
      *                taken for the provider it wraps)
@@ -172,6 +173,43 @@ public final class UringFileSystemProvider extends FileSystemProvider {
                 .anyMatch(f -> f.getDeclaringClass() == Files.class && f.getMethodName().equals("readAllBytes")));
     }
 
+    /**
+     * The methods of {@link Files} that open a file, move its bytes and close it again before they return: what they
+     * open never reaches the program.
+     */
+    private static final Set<String> WHOLE_FILE = Set.of("readAllBytes", "readString", "readAllLines", "write",
+            "writeString", "copy", "mismatch");
+
+    /**
+     * Whether the JDK's own channel or stream is to serve this open: while the provider's calls are still being
+     * linked ({@link UringFiles#whileLinking}), for a whole-file call of {@link Files} ({@link #WHOLE_FILE}), which
+     * then takes what it takes on the built-in provider instead of waiting for the links (a tenth of a second in a
+     * fresh JVM). A channel a program keeps ({@code FileChannel.open}, the streams and readers it holds) waits and is
+     * uring4j's. Counted in {@link DropInStatistics#jdkWhileLinking()}.
+     */
+    private boolean jdkWhileLinking() {
+        if (!ownChannels || !UringFiles.whileLinking()) {
+            return false;
+        }
+        // A Throwable's trace, not a StackWalker: this runs only in a JVM's first moments, where the walker's first
+        // use took 9-14 ms (its classes and lambdas) and the trace 0.08 ms.
+        boolean files = false;
+        for (StackTraceElement f : new Throwable().getStackTrace()) {
+            if (f.getClassName().equals("java.nio.file.Files")) {
+                files = true;
+                if (WHOLE_FILE.contains(f.getMethodName())) {
+                    Counters.JDK_WHILE_LINKING.increment();
+                    return true;
+                }
+            } else if (files || !f.getClassName().startsWith("io.github.uring4j.nio.")) {
+                // the provider's frames, then those of Files that called it: a Files method further down the
+                // stack (a program's Iterable that Files.write runs, opening a file it keeps) does not count
+                return false;
+            }
+        }
+        return false;
+    }
+
     /** {@return {@code "file"}} */
     @Override
     public String getScheme() {
@@ -219,6 +257,9 @@ public final class UringFileSystemProvider extends FileSystemProvider {
             return builtin.newInputStream(path, options);
         }
         Path file = builtinPath(path);
+        if (jdkWhileLinking()) {
+            return builtin.newInputStream(file, options);
+        }
         Set<OpenOption> opts = new HashSet<>(options.length);
         for (OpenOption opt : options) {
             if (opt == null) {
@@ -280,6 +321,9 @@ public final class UringFileSystemProvider extends FileSystemProvider {
             opts.add(StandardOpenOption.WRITE);
         }
         Path file = builtinPath(path);
+        if (jdkWhileLinking()) {
+            return builtin.newOutputStream(file, options);
+        }
         if (ownChannels && !UringFiles.jdkChannels()) {
             // Opened at once, as the JDK's stream is: a uring4j channel writes a FIFO or a device as well (through
             // the ring when it would wait, where closing the stream ends the write), and the stream never seeks. A look
@@ -314,6 +358,9 @@ public final class UringFileSystemProvider extends FileSystemProvider {
     @Override
     public SeekableByteChannel newByteChannel(Path path, Set<? extends OpenOption> options,
             FileAttribute<?>... attrs) throws IOException {
+        if (jdkWhileLinking()) {
+            return builtin.newByteChannel(builtinPath(path), options, attrs);
+        }
         FileChannel ch = opener.open(builtinPath(path), options, attrs);
         if (ch instanceof UringFileChannel u) {
             // uring4j's channel looks at the stack only when an interrupt meets it: a walk per open cost an eighth

@@ -123,6 +123,13 @@ public final class UringFiles {
     /** Whether the links were started early ({@link #lookEarly}), and the default executor started. */
     private static final AtomicBoolean EARLY = new AtomicBoolean();
     private static final AtomicBoolean RINGS = new AtomicBoolean();
+    /** The thread of {@link #lookEarly} has not finished (a test sets it to see what the provider does then). */
+    static final AtomicBoolean LINKING = new AtomicBoolean();
+    /**
+     * The system property that says what whole-file calls do while the provider links its calls: {@code jdk} (the
+     * default) hands them to the JDK's own code, {@code wait} makes them wait for the links, as any other open does.
+     */
+    public static final String WHILE_LINKING = "uring4j.whileLinking";
 
     /**
      * Whether to serve the JDK's own channels: native access is denied, or the default executor found that
@@ -156,29 +163,55 @@ public final class UringFiles {
      * for a provider the JDK installs, which it makes at the program's first use of a path, before the first open.
      * The FFM linker spends tens of milliseconds on its first links in a fresh JVM (a tenth of a second before the
      * first read, measured), and setting up the rings beside a first read slowed it to 13-22 ms from 1-2; done here,
-     * both run beside the program, and a first open made before they are done waits only for what is left of the
-     * links.
+     * both run beside the program. Until they are done, the provider hands whole-file calls to the JDK's own code
+     * ({@link #whileLinking}), and any other first open waits only for what is left of the links.
      */
     static void lookEarly() {
         if (looked || !EARLY.compareAndSet(false, true)) {
             return;
         }
         Thread t = new Thread(io.github.uring4j.engine.BackgroundWork.counted(() -> {
-            lookOnce();
-            if (nativeProblem == null) {
-                LeanCalls.prelink();
-                try {
-                    MethodHandles.lookup().ensureInitialized(UringFileChannel.class);
-                } catch (IllegalAccessException | RuntimeException | LinkageError e) {
-                    // the first open initializes it, and says what went wrong
-                }
-                if (RINGS.compareAndSet(false, true)) {
-                    startRings();
-                }
+            try {
+                link();
+            } finally {
+                LINKING.set(false);
             }
         }), "uring4j-link");
         t.setDaemon(true);
-        t.start();
+        // Without native access granted, the first open is to find that out and say so (the calls would fail or
+        // warn): no whole-file call is handed to the JDK meanwhile.
+        LINKING.set(UringFiles.class.getModule().isNativeAccessEnabled());
+        try {
+            t.start();
+        } catch (Throwable e) { // out of threads: the first open links
+            LINKING.set(false);
+            throw e;
+        }
+    }
+
+    private static void link() {
+        lookOnce();
+        if (nativeProblem == null) {
+            LeanCalls.prelink();
+            try {
+                MethodHandles.lookup().ensureInitialized(UringFileChannel.class);
+            } catch (IllegalAccessException | RuntimeException | LinkageError e) {
+                // the first open initializes it, and says what went wrong
+            }
+            if (RINGS.compareAndSet(false, true)) {
+                startRings();
+            }
+        }
+    }
+
+    /**
+     * Whether the thread of {@link #lookEarly} is still linking and starting the rings, and whole-file calls may be
+     * the JDK's meanwhile (the system property {@value #WHILE_LINKING} is not {@code wait}).
+     */
+    static boolean whileLinking() {
+        // not for the library's own reads on its threads (the device's queue depth, the CPU's caches), which wait
+        return LINKING.get() && !"wait".equals(System.getProperty(WHILE_LINKING))
+                && !io.github.uring4j.engine.BackgroundWork.onThisThread();
     }
 
     private static void startRings() {
@@ -285,6 +318,11 @@ public final class UringFiles {
         @Override
         public long getOffCarrierCalls() {
             return Counters.OFF_CARRIER_CALLS.sum();
+        }
+
+        @Override
+        public long getJdkWhileLinking() {
+            return Counters.JDK_WHILE_LINKING.sum();
         }
     }
 }

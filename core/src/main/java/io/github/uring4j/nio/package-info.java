@@ -36,6 +36,15 @@
  * {@code writeString}, {@code readAllLines}, {@code copy} to or from a stream, {@code mismatch}) open their files
  * through {@link io.github.uring4j.nio.UringFiles}. Everything else is the JDK's built-in provider's, unchanged.
  * {@code RandomAccessFile}, {@code FileInputStream} and {@code FileOutputStream} never reach a provider.
+ * <p>
+ * In a fresh JVM the provider first links its native calls, on a thread of its own (the FFM linker's first use: a
+ * tenth of a second, more beside a busy program). Meanwhile the calls of {@code Files} that open a file, move its
+ * bytes and close it before they return ({@code readAllBytes}, {@code readString}, {@code readAllLines},
+ * {@code write}, {@code writeString}, {@code copy} to or from a stream, {@code mismatch}) are served by the JDK's own
+ * channels and streams instead of waiting; they are counted in
+ * {@link io.github.uring4j.nio.DropInStatistics#jdkWhileLinking()}. A channel or stream the program keeps is always
+ * uring4j's (its open waits for what is left of the links). {@code -During4j.whileLinking=wait} makes the
+ * whole-file calls wait too.
  *
  * <h2>Where it differs from the JDK</h2>
  * <ul>

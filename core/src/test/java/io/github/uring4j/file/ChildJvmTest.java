@@ -254,12 +254,31 @@ class ChildJvmTest {
             assertEquals(0, p.exitValue(), out.toString());
             assertEquals(List.of("PROVIDER io.github.uring4j.nio.UringFileSystemProvider"), out);
         }
-        Process p = ChildJvm.start(List.of(), List.of(PROVIDER_PROPERTY), "provider", dir.toString(), "files");
-        List<String> out = output(p, 60);
-        assertEquals(0, p.exitValue(), out.toString());
-        assertTrue(out.contains("FILES OK"), out.toString());
-        String stats = out.stream().filter(l -> l.startsWith("DROPIN-STATS ")).findFirst().orElseThrow();
-        assertTrue(stats.contains("jdkChannels=0,") && !stats.contains("uringChannels=0,"), stats);
+        // Its first files: Files.write and readAllBytes at once, then a FileChannel it keeps. Made while the
+        // provider still links its calls, the whole-file calls are the JDK's and counted; the channel is uring4j's.
+        // With uring4j.whileLinking=wait, all three are uring4j's.
+        for (boolean wait : new boolean[] {false, true}) {
+            List<String> props = wait ? List.of(PROVIDER_PROPERTY, "-During4j.whileLinking=wait")
+                    : List.of(PROVIDER_PROPERTY);
+            Process p = ChildJvm.start(List.of(), props, "provider", dir.toString(), "files");
+            List<String> out = output(p, 60);
+            assertEquals(0, p.exitValue(), out.toString());
+            assertTrue(out.contains("FILES OK"), out.toString());
+            assertTrue(out.contains("CHANNEL io.github.uring4j.nio.UringFileChannel OK"), out.toString());
+            String stats = out.stream().filter(l -> l.startsWith("DROPIN-STATS ")).findFirst().orElseThrow();
+            long byJdk = statistic(stats, "jdkWhileLinking");
+            assertEquals(0, statistic(stats, "jdkChannels"), stats);
+            // the library's own reads (of /sys, as it starts its rings) are uring4j's and not counted here
+            assertTrue(wait ? byJdk == 0 : byJdk <= 2, stats);
+            assertTrue(statistic(stats, "uringChannels") >= (wait ? 3 : 1), stats);
+        }
+    }
+
+    /** A figure of {@code DropInStatistics.toString()}. */
+    private static long statistic(String stats, String name) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\b" + name + "=(\\d+)").matcher(stats);
+        assertTrue(m.find(), name + " in " + stats);
+        return Long.parseLong(m.group(1));
     }
 
     private static final String PROVIDER_PROPERTY =

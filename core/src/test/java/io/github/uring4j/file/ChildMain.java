@@ -95,6 +95,14 @@ public final class ChildMain {
             java.nio.file.Files.write(p, data);
             byte[] back = java.nio.file.Files.readAllBytes(p);
             System.out.println("FILES " + (java.util.Arrays.equals(back, data) ? "OK" : "BAD"));
+            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(p)) {
+                ByteBuffer b = ByteBuffer.allocate(data.length);
+                while (b.hasRemaining() && ch.read(b) >= 0) {
+                    // to the end
+                }
+                System.out.println("CHANNEL " + ch.getClass().getName() + " "
+                        + (java.util.Arrays.equals(b.array(), data) ? "OK" : "BAD"));
+            }
             System.out.println("DROPIN-STATS " + io.github.uring4j.nio.UringFiles.statistics());
         }
     }

@@ -111,6 +111,11 @@ public final class EverydayCommand implements Callable<Integer> {
         // A heap of fixed size, touched before the run: a growing one, and the faults of its first pages, moved the
         // operations' times by more than the providers' difference.
         cmd.addAll(List.of("-XX:+UseParallelGC", "-Xms2g", "-Xmx2g", "-Xmn1g", "-XX:+AlwaysPreTouch"));
+        if (which.equals(ChildJava.URING)) {
+            // each call on uring4j's provider, even in the JVM's first moments, where whole-file calls are otherwise
+            // the JDK's while the provider links its native calls (the start-up benchmark measures that)
+            cmd.add("-During4j.whileLinking=wait");
+        }
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), EverydayProgram.class.getName(),
                 dir.toString(), String.valueOf(passes), String.valueOf(textBytes), String.valueOf(files),
                 only.isEmpty() ? "all" : String.join(",", only)));

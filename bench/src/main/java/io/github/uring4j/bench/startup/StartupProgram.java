@@ -1,5 +1,7 @@
 package io.github.uring4j.bench.startup;
 
+import io.github.uring4j.nio.UringFileSystemProvider;
+import io.github.uring4j.nio.UringFiles;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -9,7 +11,8 @@ import java.util.zip.CRC32C;
  * The program {@link StartupCommand} runs in fresh JVMs: its first path (which makes the default file system, and
  * with the property the uring4j provider), then {@code work} milliseconds of its own computing, as a program's
  * start-up does, then its first file operations, timed: {@code Files.readAllBytes} of the source and
- * {@code Files.write} of a copy.
+ * {@code Files.write} of a copy. On uring4j's provider it also says how many of the two the JDK's own code served
+ * because the provider was still linking its native calls ({@code by_jdk}).
  */
 public final class StartupProgram {
     private StartupProgram() {
@@ -37,8 +40,12 @@ public final class StartupProgram {
         long t2 = System.nanoTime();
         CRC32C crc = new CRC32C();
         crc.update(bytes);
-        System.out.println("STARTUP provider=" + FileSystems.getDefault().provider().getClass().getName()
-                + " read_ns=" + (t1 - t0) + " write_ns=" + (t2 - t1) + " bytes=" + bytes.length + " crc="
-                + Long.toHexString(crc.getValue()) + " sink=" + (sink & 1));
+        String provider = FileSystems.getDefault().provider().getClass().getName();
+        // how many of the two calls the JDK's own code served while uring4j's provider linked its native calls
+        long byJdk = provider.equals(UringFileSystemProvider.class.getName())
+                ? UringFiles.statistics().jdkWhileLinking() : 0;
+        System.out.println("STARTUP provider=" + provider + " read_ns=" + (t1 - t0) + " write_ns=" + (t2 - t1)
+                + " bytes=" + bytes.length + " crc=" + Long.toHexString(crc.getValue()) + " by_jdk=" + byJdk
+                + " sink=" + (sink & 1));
     }
 }
