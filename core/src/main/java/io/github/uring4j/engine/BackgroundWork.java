@@ -40,7 +40,19 @@ public final class BackgroundWork {
     public static Runnable counted(Runnable work) {
         RUNNING.incrementAndGet();
         hook();
-        return () -> {
+        return new Counted(work);
+    }
+
+    /** Work that {@link #counted} counts; a class, not a lambda (made on the program's thread, see the provider). */
+    private static final class Counted implements Runnable {
+        private final Runnable work;
+
+        Counted(Runnable work) {
+            this.work = work;
+        }
+
+        @Override
+        public void run() {
             HERE.set(Boolean.TRUE);
             try {
                 if (archive == null) {
@@ -55,7 +67,7 @@ public final class BackgroundWork {
                     }
                 }
             }
-        };
+        }
     }
 
     private static void hook() {
@@ -63,7 +75,12 @@ public final class BackgroundWork {
             return;
         }
         try {
-            Runtime.getRuntime().addShutdownHook(new Thread(BackgroundWork::atExit, "uring4j-exit"));
+            Runtime.getRuntime().addShutdownHook(new Thread("uring4j-exit") {
+                @Override
+                public void run() {
+                    atExit();
+                }
+            });
         } catch (IllegalStateException e) {
             // the JVM is exiting already: nothing to wait for that the hook could still help with
         }

@@ -62,7 +62,25 @@ import java.util.concurrent.ExecutorService;
  * file system, so Unix domain sockets cannot be used while another provider is the default.
  */
 public final class UringFileSystemProvider extends FileSystemProvider {
-    private static final StackWalker STACK = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE);
+    /**
+     * Made at its first use, not with the provider: the JDK installs the provider at the program's first path, and a
+     * walker made there cost a fresh JVM 6 ms before that path (the method handles' first use).
+     */
+    private static final class Stack {
+        static final StackWalker WALKER = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE);
+    }
+
+    /**
+     * The provider's channels from {@link UringFiles#newFileChannel}: a class, not a method reference, for the same
+     * reason (the first lambda of a fresh JVM took 5 ms).
+     */
+    private static final class OwnChannels implements Opener {
+        @Override
+        public FileChannel open(Path builtinPath, Set<? extends OpenOption> options, FileAttribute<?>... attrs)
+                throws IOException {
+            return UringFiles.newFileChannel(builtinPath, options, attrs);
+        }
+    }
     /** As the built-in {@code newOutputStream} with no options. */
     private static final Set<OpenOption> DEFAULT_OUTPUT_OPTIONS = Set.of(StandardOpenOption.CREATE,
             StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE);
@@ -92,7 +110,7 @@ public final class UringFileSystemProvider extends FileSystemProvider {
      *                taken for the provider it wraps)
      */
     public UringFileSystemProvider(FileSystemProvider builtin) {
-        this(builtin, UringFiles::newFileChannel, true);
+        this(builtin, new OwnChannels(), true);
         UringFiles.lookEarly();
     }
 
@@ -169,7 +187,7 @@ public final class UringFileSystemProvider extends FileSystemProvider {
     static boolean calledByReadAllBytes() {
         // Classes compare by reference: only a frame of Files has its method name looked up (a name is a new
         // String each time). uring4j's own channels ask only when an interrupt meets them.
-        return STACK.walk(frames -> frames.limit(20)
+        return Stack.WALKER.walk(frames -> frames.limit(20)
                 .anyMatch(f -> f.getDeclaringClass() == Files.class && f.getMethodName().equals("readAllBytes")));
     }
 

@@ -170,13 +170,7 @@ public final class UringFiles {
         if (looked || !EARLY.compareAndSet(false, true)) {
             return;
         }
-        Thread t = new Thread(io.github.uring4j.engine.BackgroundWork.counted(() -> {
-            try {
-                link();
-            } finally {
-                LINKING.set(false);
-            }
-        }), "uring4j-link");
+        Thread t = new Thread(io.github.uring4j.engine.BackgroundWork.counted(new Linking()), "uring4j-link");
         t.setDaemon(true);
         // Without native access granted, the first open is to find that out and say so (the calls would fail or
         // warn): no whole-file call is handed to the JDK meanwhile.
@@ -189,6 +183,23 @@ public final class UringFiles {
         }
     }
 
+    /** The work of the thread of {@link #lookEarly}; a class, not a lambda: see {@link #link}. */
+    private static final class Linking implements Runnable {
+        @Override
+        public void run() {
+            try {
+                link();
+            } finally {
+                LINKING.set(false);
+            }
+        }
+    }
+
+    /**
+     * Links the calls and starts the rings. No lambda on the way here from the provider's constructor, which runs at
+     * the program's first path: the first lambda of a fresh JVM spins the method handles' classes (5 ms there), which
+     * this thread pays instead, beside the program.
+     */
     private static void link() {
         lookOnce();
         if (nativeProblem == null) {
