@@ -221,9 +221,25 @@ public final class UringFiles {
      */
     static boolean whileLinking() {
         // not for the library's own reads on its threads (the device's queue depth, the CPU's caches), which wait
-        return LINKING.get() && !"wait".equals(System.getProperty(WHILE_LINKING))
-                && !io.github.uring4j.engine.BackgroundWork.onThisThread();
+        if (!LINKING.get() || io.github.uring4j.engine.BackgroundWork.onThisThread()) {
+            return false;
+        }
+        String v = System.getProperty(WHILE_LINKING);
+        if (v == null || v.equals("jdk")) {
+            return true;
+        }
+        if (v.equals("wait")) {
+            return false;
+        }
+        if (!warnedWhileLinking) {
+            warnedWhileLinking = true;
+            Log.warn("-D" + WHILE_LINKING + "=" + v + " is neither jdk nor wait: whole-file calls are the JDK's while "
+                    + "the provider links its native calls");
+        }
+        return true;
     }
+
+    private static volatile boolean warnedWhileLinking;
 
     private static void startRings() {
         try {

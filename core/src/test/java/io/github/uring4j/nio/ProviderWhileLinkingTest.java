@@ -168,6 +168,17 @@ class ProviderWhileLinkingTest {
         assertArrayEquals(new byte[] {7}, Files.readAllBytes(side));
     }
 
+    /** A value that is neither {@code jdk} nor {@code wait} (said once, as a warning) leaves the calls the JDK's. */
+    @Test
+    void anUnknownValueLeavesTheCallsTheJdks() throws Exception {
+        System.setProperty(UringFiles.WHILE_LINKING, "later");
+        Path a = dir.resolve("a.bin");
+        long jdk = byJdk();
+        Files.write(a, new byte[] {5});
+        assertArrayEquals(new byte[] {5}, Files.readAllBytes(a));
+        assertEquals(jdk + 2, byJdk());
+    }
+
     @Test
     void waitMakesWholeFileCallsWaitForTheLinks() throws Exception {
         System.setProperty(UringFiles.WHILE_LINKING, "wait");
