@@ -101,6 +101,15 @@ public interface IoBackend {
     default void callerReadDone() {
     }
 
+    /**
+     * The thread that waits for generation {@code generation} of {@code r} (submitted) makes it itself when the
+     * backend allows that and has not begun it: true when it did (the request is ended, or ends without this thread
+     * waiting for another). Only syncs on io_uring so far; every other request, and every other backend, says false.
+     */
+    default boolean help(Request r, int generation) {
+        return false;
+    }
+
     /** The counters now (monitoring). */
     BackendStats stats();
 

@@ -49,9 +49,16 @@ public final class Request extends MpscQueue.Node {
     }
 
     private final RequestPool pool;
-    /** Generation (bumped on each recycle) times two, plus one when cancelled: a cancel of an older use is void. */
+    /**
+     * The generation (bumped on each recycle) above {@link #GEN_SHIFT} bits of state: {@link #CANCELLED}, and who
+     * runs a request a waiting caller may run itself ({@link #HELPABLE}, {@link #TAKEN}, {@link #HELPED},
+     * {@link #PASSED}, {@link #DONE}). A cancel or a claim made for an older use is void.
+     */
     @SuppressWarnings("unused")
     private volatile int stamp;
+    /** The result a helping caller got ({@link #helped}), for the loop to end the request with when it comes. */
+    private long helpValue;
+    private Throwable helpError;
     /** The client was told already (a timeout, a close that gave up): the end only releases. */
     private volatile boolean told;
 
@@ -150,19 +157,121 @@ public final class Request extends MpscQueue.Node {
 
     // ------------------------------------------------------------------------------------------ cancellation
 
+    private static final int CANCELLED = 1;
+    /** Queued for a loop by another thread: a caller waiting for it may run it instead ({@link #claimHelp}). */
+    private static final int HELPABLE = 2;
+    /** A loop took it in: it is the loop's. */
+    private static final int TAKEN = 4;
+    /** A waiting caller claimed it before a loop took it in: the caller runs it. */
+    private static final int HELPED = 8;
+    /** The loop met it, helped, in its queue and left it to the caller, which ends it. */
+    private static final int PASSED = 16;
+    /** The caller finished before the loop met it: the loop ends it with the caller's result. */
+    private static final int DONE = 32;
+    private static final int GEN_SHIFT = 6;
+
     /** The generation a client remembers to cancel this use of the request later. */
     public int generation() {
-        return (int) STAMP.getVolatile(this) >>> 1;
+        return (int) STAMP.getVolatile(this) >>> GEN_SHIFT;
     }
 
     /** Marks the request cancelled if it is still generation {@code gen}; false when it already ended. */
     public boolean markCancelled(int gen) {
-        int expect = gen << 1;
-        return STAMP.compareAndSet(this, expect, expect | 1);
+        for (;;) {
+            int s = (int) STAMP.getVolatile(this);
+            if (s >>> GEN_SHIFT != gen || (s & CANCELLED) != 0) {
+                return false;
+            }
+            if (STAMP.compareAndSet(this, s, s | CANCELLED)) {
+                return true;
+            }
+        }
     }
 
     public boolean isCancelled() {
-        return ((int) STAMP.getVolatile(this) & 1) != 0;
+        return ((int) STAMP.getVolatile(this) & CANCELLED) != 0;
+    }
+
+    // ------------------------------------------------------------------------------------------ helping callers
+
+    /**
+     * Backend, before it queues the request for a loop from another thread: a caller that waits for it may claim it
+     * ({@link #claimHelp}) until the loop takes it in ({@link #takeIn}).
+     */
+    public void helpable() {
+        STAMP.getAndBitwiseOr(this, HELPABLE);
+    }
+
+    /**
+     * Loop, as it takes a request in from its queue: true when the request is the loop's to run; false when a waiting
+     * caller claimed it first, in which case the caller ends it, or (when the caller was done already) this call
+     * ended it with the caller's result.
+     */
+    public boolean takeIn() {
+        for (;;) {
+            int s = (int) STAMP.getVolatile(this);
+            if ((s & HELPABLE) == 0 || (s & TAKEN) != 0) {
+                return true;
+            }
+            if ((s & HELPED) == 0) {
+                if (STAMP.compareAndSet(this, s, s | TAKEN)) {
+                    return true;
+                }
+            } else if ((s & DONE) != 0) {
+                endHelped();
+                return false;
+            } else if (STAMP.compareAndSet(this, s, s | PASSED)) {
+                return false;
+            }
+        }
+    }
+
+    /**
+     * A caller waiting for generation {@code gen} of this request claims it, to run it on its own thread: true when
+     * it is the caller's now (no loop took it in, nobody cancelled it), and the caller then ends it with
+     * {@link #helped}, once.
+     */
+    public boolean claimHelp(int gen) {
+        for (;;) {
+            int s = (int) STAMP.getVolatile(this);
+            if (s >>> GEN_SHIFT != gen || (s & HELPABLE) == 0 || (s & (TAKEN | HELPED | CANCELLED)) != 0) {
+                return false;
+            }
+            if (STAMP.compareAndSet(this, s, s | HELPED)) {
+                return true;
+            }
+        }
+    }
+
+    /**
+     * The helping caller's end of a request it claimed: {@code error}, or else {@code value} as {@link #succeed} takes
+     * it. Ends the request now when the loop has met it in its queue already; otherwise the loop ends it when it does
+     * (the request is still a node of that queue, and must not be reused before).
+     */
+    public void helped(long value, Throwable error) {
+        helpValue = value;
+        helpError = error;
+        for (;;) {
+            int s = (int) STAMP.getVolatile(this);
+            if ((s & PASSED) != 0) {
+                endHelped();
+                return;
+            }
+            if (STAMP.compareAndSet(this, s, s | DONE)) {
+                return; // the loop reads the result after this (volatile) write
+            }
+        }
+    }
+
+    private void endHelped() {
+        Throwable e = helpError;
+        long v = helpValue;
+        helpError = null;
+        if (e != null) {
+            fail(e);
+        } else {
+            succeed(v);
+        }
     }
 
     // ------------------------------------------------------------------------------------------ the end
@@ -241,7 +350,7 @@ public final class Request extends MpscQueue.Node {
     private void recycle() {
         Memory.release(this, pool.bounces);
         // Release: the new generation is visible before the request can be reused; the pool's hand-off orders the rest.
-        STAMP.setRelease(this, (((int) STAMP.getVolatile(this) >>> 1) + 1) << 1);
+        STAMP.setRelease(this, (((int) STAMP.getVolatile(this) >>> GEN_SHIFT) + 1) << GEN_SHIFT);
         if (told) {
             told = false;
         }

@@ -80,6 +80,9 @@ class OpFuture<T> extends CompletableFuture<T> {
     @Override
     public T join() {
         checkMayWait();
+        if (request != null && !isDone()) {
+            backend.help(request, generation); // a sync no loop has begun yet: made on this thread
+        }
         Waits.spin(this, spinNanos);
         return super.join();
     }

@@ -455,6 +455,9 @@ final class EventLoop implements Runnable {
 
     /** Takes a request in: it starts, waits behind its file's in-flight limit, or fails. */
     private void admit(Request r) {
+        if (!r.takeIn()) {
+            return; // a caller waiting for it runs it (UringBackend.help)
+        }
         if (closing) {
             r.fail(new AsynchronousCloseException());
             return;
@@ -755,6 +758,9 @@ final class EventLoop implements Runnable {
 
     private void abandon(MpscQueue.Node n) {
         if (n instanceof Request r) {
+            if (!r.takeIn()) {
+                return; // a caller waiting for it runs it
+            }
             String why = failure;
             r.fail(why != null ? new IOException(why) : new AsynchronousCloseException());
         } else {

@@ -28,6 +28,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class UringBackend implements IoBackend {
     private final EngineConfig config;
+    /** Syncs the threads waiting for them make themselves. */
+    private final HelpedSyncs helped;
     private final EventLoop[] loops;
     private final RequestPool requests;
     private final AtomicInteger next = new AtomicInteger();
@@ -45,6 +47,7 @@ public final class UringBackend implements IoBackend {
     /** Starts the loops and waits until each has its ring, or throws the first setup failure. */
     public UringBackend(EngineConfig config, BouncePool bounces) throws UringException {
         this.config = config;
+        this.helped = new HelpedSyncs(this, config);
         this.requests = new RequestPool(bounces);
         this.loops = new EventLoop[config.loops];
         ThreadFactory factory = config.threadFactory;
@@ -185,6 +188,9 @@ public final class UringBackend implements IoBackend {
         if (to == here) {
             to.addLocal(r);
         } else {
+            if ((r.kind == Request.WRITE_SYNC || r.kind == Request.FSYNC) && r.timeoutNanos == 0) {
+                r.helpable(); // a platform thread that joins its future may make the calls itself (help)
+            }
             to.enqueue(r);
         }
     }
@@ -481,6 +487,16 @@ public final class UringBackend implements IoBackend {
     @Override
     public void callerReadDone() {
         callerReads.increment();
+    }
+
+    @Override
+    public boolean help(Request r, int generation) {
+        return helped.help(r, generation);
+    }
+
+    /** Syncs that the threads waiting for them made themselves (tests). */
+    public long helpedSyncs() {
+        return helped.made.sum();
     }
 
     /** Reads clients completed on their own threads (tests). */

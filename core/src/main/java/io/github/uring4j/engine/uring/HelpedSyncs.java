@@ -1,0 +1,184 @@
+package io.github.uring4j.engine.uring;
+
+import io.github.uring4j.engine.EngineConfig;
+import io.github.uring4j.engine.Request;
+import io.github.uring4j.engine.Rules;
+import io.github.uring4j.linux.Errno;
+import io.github.uring4j.linux.LeanCalls;
+import io.github.uring4j.linux.Statx;
+import io.github.uring4j.linux.Uapi;
+import io.github.uring4j.ring.StatxBuffer;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.channels.AsynchronousCloseException;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * A sync ({@code force}, {@code writeAndSync}) that the platform thread waiting for it with {@code join()} makes
+ * itself when no loop has taken it in yet, as a fork/join task's {@code join} runs the task it waits for.
+ *
+ * <p>A sync waits for the device (90-110 µs for an {@code fdatasync} on the development machine's virtio disk), so a
+ * 50 µs spin ({@link io.github.uring4j.engine.Waits}) does not cover it: the waiter parks, and the loop that ends the
+ * sync must wake it, after the waiter's request had woken the loop. One {@code writeAndSync} at a time ran at 0.79-0.84
+ * times the JDK's {@code write} + {@code force(false)} loop, which makes the same two calls on its own thread and is
+ * woken once, by the device. Here the waiter makes them: its request stays in the loop's queue, claimed
+ * ({@link Request#claimHelp}), and the loop leaves it there when it meets it ({@link Request#takeIn}); whichever of the
+ * two comes last ends it, so that a request is never reused while it is still a node of that queue.
+ *
+ * <p>Only regular files (a write to a pipe may wait for a reader, and a cancel could not end it), without a timeout,
+ * without a test's result filter, from a platform thread that is no loop's. The descriptor is duplicated while pinned
+ * ({@code F_DUPFD_CLOEXEC}) and the calls made on the copy, so that a close of the file does not wait for the device
+ * while it holds its loop, and the calls never reach a descriptor number that another open was given meanwhile.
+ */
+final class HelpedSyncs {
+    /** Per thread: the memory the calls need. */
+    private static final class Scratch {
+        final MemorySegment capture;
+        final MemorySegment iov;
+        final MemorySegment empty;
+        final StatxBuffer statx;
+
+        Scratch() {
+            Arena a = Arena.ofAuto();
+            capture = LeanCalls.allocateCapture(a);
+            iov = a.allocate(16, 8);
+            empty = a.allocateFrom("");
+            statx = StatxBuffer.allocate(a);
+        }
+    }
+
+    private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
+
+    private final UringBackend backend;
+    private final EngineConfig config;
+    /** Syncs made by the threads waiting for them (tests, the statistics). */
+    final LongAdder made = new LongAdder();
+    private volatile boolean unavailable;
+
+    HelpedSyncs(UringBackend backend, EngineConfig config) {
+        this.backend = backend;
+        this.config = config;
+    }
+
+    /**
+     * Makes generation {@code gen} of {@code r} on this thread if it is a sync this thread may make and no loop has
+     * taken it in: true when this thread made it (the request is ended, or the loop ends it with this thread's result
+     * when it meets it in its queue).
+     */
+    boolean help(Request r, int gen) {
+        if (unavailable || config.resultFilter != null) {
+            return false;
+        }
+        Thread t = Thread.currentThread();
+        if (t.isVirtual() || backend.mustNotBlock(t) || EventLoop.onAnyLoop()) {
+            return false; // a virtual thread's carrier stays free while the ring waits; a loop must not wait
+        }
+        int kind = r.kind;
+        if ((kind != Request.WRITE_SYNC && kind != Request.FSYNC) || !(r.handle instanceof UringFile f)
+                || f.type == UringFile.TYPE_OTHER || f.home.failure() != null) {
+            return false; // read before the claim: if the request was reused since, the claim fails
+        }
+        if (f.type == UringFile.TYPE_UNKNOWN && !regular(f)) {
+            return false;
+        }
+        if (!r.claimHelp(gen)) {
+            return false;
+        }
+        // Claimed: the fields are this generation's, and no loop changes them now. The request is ended below.
+        long value = 0;
+        Throwable error = null;
+        int fd = -1;
+        Scratch sc = null;
+        try {
+            sc = SCRATCH.get();
+            if (!f.tryPin()) {
+                error = new AsynchronousCloseException(); // closing: as the loop would say
+            } else {
+                try {
+                    fd = LeanCalls.dup(sc.capture, f.fd);
+                } finally {
+                    f.unpin();
+                }
+                if (fd < 0) {
+                    error = Rules.failure(r, -fd, false, false, config.errors);
+                } else if (kind == Request.WRITE_SYNC) {
+                    value = writeThenSync(r, fd, sc);
+                    if (value < 0) {
+                        error = Rules.failure(r, (int) -value, false, false, config.errors);
+                    }
+                } else {
+                    int res = sync(sc, fd, r.metaData);
+                    if (res < 0) {
+                        error = Rules.failure(r, -res, false, false, config.errors);
+                    }
+                }
+            }
+        } catch (IllegalStateException | LinkageError e) {
+            unavailable = true; // the calls cannot be made on this thread: the loops make them from now on
+            error = new IOException(r.name() + " of " + r.pathForErrors() + " could not be made: " + e, e);
+        } catch (IOException | RuntimeException e) {
+            error = e;
+        } finally {
+            if (fd >= 0) {
+                LeanCalls.close(sc.capture, fd);
+            }
+        }
+        made.increment();
+        r.helped(value, error);
+        return true;
+    }
+
+    /** Whether {@code f} is a regular file, asked of its descriptor (pinned) the first time. */
+    private static boolean regular(UringFile f) {
+        if (!f.tryPin()) {
+            return false;
+        }
+        try {
+            Scratch sc = SCRATCH.get();
+            int res = LeanCalls.statx(sc.capture, f.fd, sc.empty, Uapi.AT_EMPTY_PATH, Statx.STATX_TYPE,
+                    sc.statx.segment());
+            int t = res == 0 && sc.statx.isRegularFile() ? UringFile.TYPE_REGULAR : UringFile.TYPE_OTHER;
+            f.type = t;
+            return t == UringFile.TYPE_REGULAR;
+        } catch (IllegalStateException | LinkageError e) {
+            return false;
+        } finally {
+            f.unpin();
+        }
+    }
+
+    /**
+     * The write of a {@code writeAndSync} until all of it is written, then {@code fdatasync}: the bytes written, or
+     * {@code -errno} of the write or of the sync.
+     */
+    private long writeThenSync(Request r, int fd, Scratch sc) throws IOException {
+        for (;;) {
+            sc.iov.set(ValueLayout.JAVA_LONG, 0, r.address);
+            sc.iov.set(ValueLayout.JAVA_LONG, 8, r.length);
+            long w = LeanCalls.pwritev2(sc.capture, fd, sc.iov, 1, r.position, 0);
+            if (w == -Errno.EINTR) {
+                continue;
+            }
+            if (w < 0) {
+                return w;
+            }
+            long v = Rules.afterChunk(r, w, config.errors);
+            if (v == Rules.MORE) {
+                continue; // short: the rest, at the offset after it
+            }
+            int res = sync(sc, fd, false);
+            return res < 0 ? res : v;
+        }
+    }
+
+    /** {@code fsync} ({@code metaData}) or {@code fdatasync}, again after {@code EINTR}. */
+    private static int sync(Scratch sc, int fd, boolean metaData) {
+        int res;
+        do {
+            res = LeanCalls.fsync(sc.capture, fd, metaData);
+        } while (res == -Errno.EINTR);
+        return res;
+    }
+}
