@@ -1,0 +1,293 @@
+package io.github.uring4j.file;
+
+import static io.github.uring4j.file.TestFiles.get;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.uring4j.engine.uring.UringBackend;
+import java.nio.ByteBuffer;
+import java.nio.channels.CompletionHandler;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Syncs that the platform thread waiting for them with {@code join()} makes itself when no loop has taken them in
+ * ({@code HelpedSyncs}): which waits make them, that the bytes are on the file with the result the loop would have
+ * given, and that the request ends exactly once whichever of the two, the helper or the loop, comes to it last. The
+ * loop is held in a handler that waits for a latch, so that it cannot take the request in before the caller does.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class HelpedSyncsTest {
+    @TempDir
+    Path dir;
+
+    private static long helped(IoExecutor io) {
+        return ((UringBackend) io.backend).helpedSyncs();
+    }
+
+    /** Holds the loop of {@code f}'s executor in a read's handler until {@code release} counts down. */
+    private static void holdLoop(AsyncFile f, CountDownLatch held, CountDownLatch release) {
+        f.read(ByteBuffer.allocateDirect(16), 0, null, new CompletionHandler<Integer, Void>() {
+            @Override
+            public void completed(Integer n, Void a) {
+                held.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+
+            @Override
+            public void failed(Throwable e, Void a) {
+                held.countDown();
+            }
+        });
+    }
+
+    interface Check {
+        void run() throws Exception;
+    }
+
+    /**
+     * With the loop held, a new platform thread joins the operation {@code op} starts: the joiner makes the call itself
+     * ({@code helpedAfter} syncs made so far), {@code whileHeld} checks its effect, and the future is still not done
+     * until the loop, released, meets the request. Returns the joined result.
+     */
+    private static Object joinWhileTheLoopIsHeld(IoExecutor io, AsyncFile f,
+            java.util.function.Supplier<CompletableFuture<?>> op, long helpedAfter, Check whileHeld) throws Exception {
+        CountDownLatch held = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        holdLoop(f, held, release);
+        assertTrue(held.await(30, TimeUnit.SECONDS));
+        AtomicReference<Object> result = new AtomicReference<>();
+        CountDownLatch joined = new CountDownLatch(1);
+        Thread joiner = new Thread(() -> {
+            try {
+                result.set(op.get().join());
+            } catch (Throwable e) {
+                result.set(e);
+            } finally {
+                joined.countDown();
+            }
+        });
+        joiner.start();
+        try {
+            waitUntil(() -> helped(io) == helpedAfter, "the joiner's own sync");
+            whileHeld.run();
+            assertFalse(joined.await(20, TimeUnit.MILLISECONDS),
+                    "the future of a helped request ends when the loop leaves it, not before");
+        } finally {
+            release.countDown();
+        }
+        joiner.join(30_000);
+        assertFalse(joiner.isAlive());
+        if (result.get() instanceof Throwable e) {
+            throw new AssertionError("the join failed", e);
+        }
+        return result.get();
+    }
+
+    private static ByteBuffer record(byte[] data, int from) {
+        return ByteBuffer.allocateDirect(4096).put(0, data, from, 4096);
+    }
+
+    private static void waitUntil(java.util.function.BooleanSupplier done, String what) throws InterruptedException {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!done.getAsBoolean()) {
+            if (System.nanoTime() > end) {
+                throw new AssertionError("not within 30 s: " + what);
+            }
+            Thread.sleep(1);
+        }
+    }
+
+    @Test
+    void aJoinMakesTheSyncWhileTheLoopIsHeldAndTheLoopEndsItWhenItComes() throws Exception {
+        byte[] data = new byte[2 * 4096];
+        new Random(11).nextBytes(data);
+        Path p = dir.resolve("held");
+        Files.write(p, new byte[16]);
+        try (IoExecutor io = UringExecutorTest.uring().build();
+                AsyncFile f = get(AsyncFile.open(io, p, StandardOpenOption.WRITE, StandardOpenOption.READ))) {
+            assertEquals(4096, joinWhileTheLoopIsHeld(io, f, () -> f.writeAndSync(record(data, 0), 0), 1, () -> {
+                byte[] onFile = Files.readAllBytes(p);
+                assertArrayEquals(java.util.Arrays.copyOf(data, 4096), java.util.Arrays.copyOf(onFile, 4096));
+            }));
+            assertNull(joinWhileTheLoopIsHeld(io, f, () -> f.force(true), 2, () -> { }));
+            // the file and the loop go on: a handler write, a helped writeAndSync and a read back
+            assertEquals(4096, get(f.write(record(data, 4096), 4096)));
+            assertEquals(4096, f.writeAndSync(record(data, 4096), 4096).join());
+            ByteBuffer back = ByteBuffer.allocate(2 * 4096);
+            assertEquals(2 * 4096, get(f.read(back, 0)));
+            assertArrayEquals(data, back.array());
+        }
+    }
+
+    @Test
+    void virtualThreadsTimedGetsAndGetsLeaveTheSyncToTheLoop() throws Exception {
+        Path p = dir.resolve("loop");
+        try (IoExecutor io = UringExecutorTest.uring().build();
+                AsyncFile f = get(AsyncFile.open(io, p, StandardOpenOption.CREATE, StandardOpenOption.WRITE))) {
+            AtomicReference<Object> fromVirtual = new AtomicReference<>();
+            Thread.ofVirtual().start(() -> fromVirtual.set(f.writeAndSync(ByteBuffer.allocateDirect(4096), 0).join()))
+                    .join();
+            assertEquals(4096, fromVirtual.get());
+            assertEquals(4096, f.writeAndSync(ByteBuffer.allocateDirect(4096), 4096).get());
+            assertEquals(4096, f.writeAndSync(ByteBuffer.allocateDirect(4096), 8192).get(30, TimeUnit.SECONDS));
+            f.force(false).get();
+            assertEquals(0, helped(io), "only join() on a platform thread makes a sync itself");
+            // a derived stage has no operation of its own to make
+            assertEquals(4097, f.writeAndSync(ByteBuffer.allocateDirect(4096), 0).thenApply(n -> n + 1).join());
+            assertEquals(3 * 4096, Files.size(p));
+        }
+    }
+
+    @Test
+    void aCancelOfAHelpedSyncEndsItsFutureAndTheLoopStillEndsTheRequest() throws Exception {
+        Path p = dir.resolve("cancel");
+        Files.write(p, new byte[16]);
+        try (IoExecutor io = UringExecutorTest.uring().build();
+                AsyncFile f = get(AsyncFile.open(io, p, StandardOpenOption.WRITE, StandardOpenOption.READ))) {
+            CountDownLatch held = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            holdLoop(f, held, release);
+            assertTrue(held.await(30, TimeUnit.SECONDS));
+            CompletableFuture<Integer> sync = f.writeAndSync(ByteBuffer.allocateDirect(4096), 0);
+            AtomicReference<Throwable> joined = new AtomicReference<>();
+            Thread joiner = new Thread(() -> {
+                try {
+                    sync.join();
+                } catch (Throwable e) {
+                    joined.set(e);
+                }
+            });
+            joiner.start();
+            waitUntil(() -> helped(io) == 1, "the joiner's writeAndSync");
+            assertTrue(sync.cancel(true));
+            joiner.join(30_000);
+            assertInstanceOf(CancellationException.class, joined.get());
+            release.countDown();
+            // the request went back to its pool once, when the loop met it: later requests reuse it safely
+            for (int i = 0; i < 50; i++) {
+                assertEquals(4096, f.writeAndSync(ByteBuffer.allocateDirect(4096), 4096L * i).join());
+                assertEquals(4096, get(f.write(ByteBuffer.allocateDirect(4096), 4096L * i)));
+            }
+            assertEquals(50 * 4096, Files.size(p));
+        }
+    }
+
+    @Test
+    void aFailedHelpedSyncSaysWhatTheLoopWouldHaveSaid() throws Exception {
+        Path p = dir.resolve("far");
+        long past = Long.MAX_VALUE - 4096; // past the largest file any file system holds: EFBIG or EINVAL
+        try (IoExecutor io = UringExecutorTest.uring().build();
+                AsyncFile f = get(AsyncFile.open(io, p, StandardOpenOption.CREATE, StandardOpenOption.WRITE))) {
+            CompletionException helpedFailure = assertThrows(CompletionException.class,
+                    () -> f.writeAndSync(ByteBuffer.allocateDirect(4096), past).join());
+            long helpedCount = helped(io);
+            Throwable loopFailure = TestFiles.failure(f.writeAndSync(ByteBuffer.allocateDirect(4096), past));
+            assertEquals(loopFailure.getClass(), helpedFailure.getCause().getClass());
+            assertEquals(loopFailure.getMessage(), helpedFailure.getCause().getMessage());
+            assertTrue(helpedCount <= 1 && helped(io) == helpedCount, "get() left its sync to the loop");
+            assertEquals(0, Files.size(p));
+        }
+    }
+
+    /**
+     * Threads joining syncs of one file while others write through handlers and futures, on one loop: the requests
+     * race the loop for each claim, both ends of the race happen, and every record is on the file once every future
+     * ended; the request pool stays whole (no request is reused while it is still in the loop's queue).
+     */
+    @Test
+    void joinsRacingTheLoopLoseNothing() throws Exception {
+        Path p = dir.resolve("race");
+        int threads = 4;
+        int records = 150;
+        try (IoExecutor io = UringExecutorTest.uring().build();
+                AsyncFile f = get(AsyncFile.open(io, p, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                        StandardOpenOption.READ))) {
+            List<Thread> all = new ArrayList<>();
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            for (int t = 0; t < threads; t++) {
+                int lane = t;
+                all.add(Thread.ofPlatform().start(() -> {
+                    try {
+                        for (int i = 0; i < records; i++) {
+                            long off = ((long) i * threads + lane) * 4096;
+                            ByteBuffer b = ByteBuffer.allocate(4096); // a heap buffer: through the bounce pool
+                            b.putLong(0, off).putLong(4088, ~off);
+                            int n = (lane & 1) == 0 ? f.writeAndSync(b, off).join()
+                                    : (get(f.write(b, off)) + (i % 8 == 0 ? sync(f) : 0));
+                            assertEquals(4096, n);
+                        }
+                    } catch (Throwable e) {
+                        failure.compareAndSet(null, e);
+                    }
+                }));
+            }
+            for (Thread t : all) {
+                t.join(60_000);
+                assertFalse(t.isAlive(), "a writer did not finish");
+            }
+            assertNull(failure.get());
+            ByteBuffer b = ByteBuffer.allocate(4096);
+            for (long off = 0; off < (long) threads * records * 4096; off += 4096) {
+                b.clear();
+                assertEquals(4096, get(f.readFully(b, off)));
+                assertEquals(off, b.getLong(0), "record at " + off);
+                assertEquals(~off, b.getLong(4088), "record at " + off);
+            }
+        }
+    }
+
+    /**
+     * A long sync (64 MiB written, then synced) joined at once: every byte is on the file, whoever made it. When the
+     * joining thread claims it, the idle loop, woken by the request, usually meets it in its queue while the thread is
+     * still making it, and the thread then ends the request itself (the protocol's every order is
+     * {@code RequestHelpTest}'s).
+     */
+    @Test
+    void aLongJoinedSyncWritesEveryByte() throws Exception {
+        Path p = dir.resolve("long");
+        int mib = 64;
+        ByteBuffer big = ByteBuffer.allocateDirect(mib << 20);
+        for (int i = 0; i < big.capacity(); i += 8) {
+            big.putLong(i, i * 31L);
+        }
+        try (IoExecutor io = UringExecutorTest.uring().build();
+                AsyncFile f = get(AsyncFile.open(io, p, StandardOpenOption.CREATE, StandardOpenOption.WRITE))) {
+            assertEquals(mib << 20, f.writeAndSync(big, 0).join());
+        }
+        ByteBuffer back = ByteBuffer.wrap(Files.readAllBytes(p));
+        assertEquals(mib << 20, back.capacity());
+        for (int i = 0; i < back.capacity(); i += 8) {
+            if (back.getLong(i) != i * 31L) {
+                throw new AssertionError("byte " + i + " of the synced file");
+            }
+        }
+    }
+
+    private static int sync(AsyncFile f) {
+        f.force(false).join();
+        return 0;
+    }
+}
