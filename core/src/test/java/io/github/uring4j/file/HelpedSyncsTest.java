@@ -286,6 +286,62 @@ class HelpedSyncsTest {
         }
     }
 
+    /** The executor's close, made while a joining thread makes its sync, returns only once that thread's calls end. */
+    @Test
+    void theExecutorsCloseWaitsForAThreadMakingItsSync() throws Exception {
+        Path p = dir.resolve("closing");
+        Files.write(p, new byte[16]);
+        ByteBuffer big = ByteBuffer.allocateDirect(64 << 20);
+        IoExecutor io = UringExecutorTest.uring().build();
+        AsyncFile f = get(AsyncFile.open(io, p, StandardOpenOption.WRITE, StandardOpenOption.READ));
+        CountDownLatch held = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        holdLoop(f, held, release);
+        assertTrue(held.await(30, TimeUnit.SECONDS));
+        UringBackend b = (UringBackend) io.backend;
+        CompletableFuture<Integer> sync = f.writeAndSync(big, 0);
+        AtomicReference<Object> result = new AtomicReference<>();
+        Thread joiner = Thread.ofPlatform().start(() -> {
+            try {
+                result.set(sync.join());
+            } catch (Throwable e) {
+                result.set(e);
+            }
+        });
+        waitUntil(() -> b.helpingNow() == 1 || b.helpedSyncs() == 1, "the joiner's sync");
+        release.countDown();
+        io.close();
+        assertEquals(0, b.helpingNow(), "no thread makes a sync after the close returned");
+        assertTrue(sync.isDone());
+        joiner.join(30_000);
+        assertEquals(64 << 20, result.get());
+        assertEquals(64 << 20, Files.size(p));
+    }
+
+    /**
+     * What a sync's future runs when it ends (a dependent stage) closes the executor, on whichever thread ended it (a
+     * joining thread that made the sync, whose close then does not wait for itself, or the loop): the join returns the
+     * sync's result, and the file's next operation fails.
+     */
+    @Test
+    void aStageOfAHelpedSyncMayCloseTheExecutor() throws Exception {
+        Path p = dir.resolve("stage-closes");
+        Files.write(p, new byte[16]);
+        IoExecutor io = UringExecutorTest.uring().build();
+        AsyncFile f = get(AsyncFile.open(io, p, StandardOpenOption.WRITE, StandardOpenOption.READ));
+        AtomicReference<Integer> ran = new AtomicReference<>();
+        CompletableFuture<Integer> sync = f.writeAndSync(ByteBuffer.allocateDirect(4096), 0);
+        sync.thenAccept(n -> {
+            ran.set(n);
+            io.close();
+        });
+        assertEquals(4096, sync.join());
+        waitUntil(() -> ran.get() != null, "the stage");
+        assertEquals(4096, ran.get());
+        assertTrue(f.force(false).isCompletedExceptionally() || TestFiles.failure(f.force(false)) != null,
+                "the executor is closed");
+    }
+
     private static int sync(AsyncFile f) {
         f.force(false).join();
         return 0;

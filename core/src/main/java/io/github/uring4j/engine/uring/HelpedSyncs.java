@@ -55,6 +55,8 @@ final class HelpedSyncs {
     private final EngineConfig config;
     /** Syncs made by the threads waiting for them (tests, the statistics). */
     final LongAdder made = new LongAdder();
+    /** Threads making a claimed request now: the executor's close waits for them. */
+    private final java.util.concurrent.atomic.AtomicInteger active = new java.util.concurrent.atomic.AtomicInteger();
     private volatile boolean unavailable;
 
     HelpedSyncs(UringBackend backend, EngineConfig config) {
@@ -83,10 +85,63 @@ final class HelpedSyncs {
         if (f.type == UringFile.TYPE_UNKNOWN && !regular(f)) {
             return false;
         }
-        if (!r.claimHelp(gen)) {
-            return false;
+        active.incrementAndGet();
+        int[] mine = HELPING.get();
+        mine[0]++;
+        try {
+            if (!r.claimHelp(gen)) {
+                return false;
+            }
+            Outcome o = make(r, f, kind);
+            made.increment();
+            // What the result runs (the future's dependent stages) may close the executor, whose close waits for the
+            // other threads making calls, not for this one (HELPING).
+            r.helped(o.value, o.error);
+            return true;
+        } finally {
+            mine[0]--;
+            active.decrementAndGet();
         }
-        // Claimed: the fields are this generation's, and no loop changes them now. The request is ended below.
+    }
+
+    /**
+     * Per thread: the requests it makes now, claimed, and whose ends it runs (one within another when a dependent
+     * stage joins another sync).
+     */
+    private static final ThreadLocal<int[]> HELPING = ThreadLocal.withInitial(() -> new int[1]);
+
+    /** What the calls of a claimed request came to: {@code error}, or else {@code value}. */
+    private record Outcome(long value, Throwable error) {
+    }
+
+    /** Threads making a request they claimed, now. */
+    int active() {
+        return active.get();
+    }
+
+    /**
+     * Waits until no other thread makes a claimed request or ends one, or {@code nanos} passed (a sync waiting for a
+     * device that does not answer): true when none does.
+     */
+    boolean awaitIdle(long nanos) {
+        long end = System.nanoTime() + nanos;
+        int self = HELPING.get()[0]; // a close made by what this thread's own syncs ran
+        for (int i = 0; active.get() > self; i++) {
+            if (System.nanoTime() - end > 0) {
+                return false;
+            }
+            if (i < 100) {
+                Thread.onSpinWait();
+            } else {
+                java.util.concurrent.locks.LockSupport.parkNanos(100_000);
+            }
+        }
+        return true;
+    }
+
+    /** Makes the calls of the claimed {@code r} ({@code kind}) on {@code f} here. */
+    private Outcome make(Request r, UringFile f, int kind) {
+        // Claimed: the fields are this generation's, and no loop changes them now.
         long value = 0;
         Throwable error = null;
         int fd = -1;
@@ -125,9 +180,7 @@ final class HelpedSyncs {
                 LeanCalls.close(sc.capture, fd);
             }
         }
-        made.increment();
-        r.helped(value, error);
-        return true;
+        return new Outcome(value, error);
     }
 
     /** Whether {@code f} is a regular file, asked of its descriptor (pinned) the first time. */

@@ -406,10 +406,20 @@ public final class UringBackend implements IoBackend {
                 io.github.uring4j.engine.Log.warn("the executor's close returns before its loops have ended: " + heldUp);
             }
         }
+        if (!helped.awaitIdle(HELD_UP_NANOS)) {
+            io.github.uring4j.engine.Log.warn("the executor's close returns while " + helped.active()
+                    + " thread(s) still make the sync they joined (the device has not answered for "
+                    + java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(HELD_UP_NANOS) + " ms)");
+        }
         ExecutorService b = blocking;
         if (b != null) {
             b.shutdown();
         }
+    }
+
+    @Override
+    public int unfinished() {
+        return IoBackend.super.unfinished() + helped.active();
     }
 
     /** How long a close waits for a loop that does not turn before it returns without it. */
@@ -492,6 +502,11 @@ public final class UringBackend implements IoBackend {
     @Override
     public boolean help(Request r, int generation) {
         return helped.help(r, generation);
+    }
+
+    /** Threads making a sync they joined, now (tests). */
+    public int helpingNow() {
+        return helped.active();
     }
 
     /** Syncs that the threads waiting for them made themselves (tests). */
