@@ -13,7 +13,9 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.channels.AsynchronousCloseException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * A sync ({@code force}, {@code writeAndSync}) that the platform thread waiting for it with {@code join()} makes
@@ -23,7 +25,7 @@ import java.util.concurrent.atomic.LongAdder;
  * 50 µs spin ({@link io.github.uring4j.engine.Waits}) does not cover it: the waiter parks, and the loop that ends the
  * sync must wake it, after the waiter's request had woken the loop. One {@code writeAndSync} at a time ran at 0.79-0.84
  * times the JDK's {@code write} + {@code force(false)} loop, which makes the same two calls on its own thread and is
- * woken once, by the device. Here the waiter makes them: its request stays in the loop's queue, claimed
+ * woken once, by the device; 0.85-0.97 since the waiter makes them: its request stays in the loop's queue, claimed
  * ({@link Request#claimHelp}), and the loop leaves it there when it meets it ({@link Request#takeIn}); whichever of the
  * two comes last ends it, so that a request is never reused while it is still a node of that queue.
  *
@@ -56,7 +58,12 @@ final class HelpedSyncs {
     /** Syncs made by the threads waiting for them (tests, the statistics). */
     final LongAdder made = new LongAdder();
     /** Threads making a claimed request now: the executor's close waits for them. */
-    private final java.util.concurrent.atomic.AtomicInteger active = new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicInteger active = new AtomicInteger();
+    /**
+     * Per thread: the requests of this executor it makes now, claimed, and whose ends it runs (one within another when
+     * a dependent stage joins another sync).
+     */
+    private final ThreadLocal<int[]> helping = ThreadLocal.withInitial(() -> new int[1]);
     private volatile boolean unavailable;
 
     HelpedSyncs(UringBackend backend, EngineConfig config) {
@@ -86,7 +93,7 @@ final class HelpedSyncs {
             return false;
         }
         active.incrementAndGet();
-        int[] mine = HELPING.get();
+        int[] mine = helping.get();
         mine[0]++;
         try {
             if (!r.claimHelp(gen)) {
@@ -95,7 +102,7 @@ final class HelpedSyncs {
             Outcome o = make(r, f, kind);
             made.increment();
             // What the result runs (the future's dependent stages) may close the executor, whose close waits for the
-            // other threads making calls, not for this one (HELPING).
+            // other threads making calls, not for this one (helping).
             r.helped(o.value, o.error);
             return true;
         } finally {
@@ -103,12 +110,6 @@ final class HelpedSyncs {
             active.decrementAndGet();
         }
     }
-
-    /**
-     * Per thread: the requests it makes now, claimed, and whose ends it runs (one within another when a dependent
-     * stage joins another sync).
-     */
-    private static final ThreadLocal<int[]> HELPING = ThreadLocal.withInitial(() -> new int[1]);
 
     /** What the calls of a claimed request came to: {@code error}, or else {@code value}. */
     private record Outcome(long value, Throwable error) {
@@ -125,7 +126,7 @@ final class HelpedSyncs {
      */
     boolean awaitIdle(long nanos) {
         long end = System.nanoTime() + nanos;
-        int self = HELPING.get()[0]; // a close made by what this thread's own syncs ran
+        int self = helping.get()[0]; // a close made by what this thread's own syncs ran
         for (int i = 0; active.get() > self; i++) {
             if (System.nanoTime() - end > 0) {
                 return false;
@@ -133,7 +134,7 @@ final class HelpedSyncs {
             if (i < 100) {
                 Thread.onSpinWait();
             } else {
-                java.util.concurrent.locks.LockSupport.parkNanos(100_000);
+                LockSupport.parkNanos(100_000);
             }
         }
         return true;
