@@ -342,6 +342,104 @@ class HelpedSyncsTest {
                 "the executor is closed");
     }
 
+    /**
+     * Platform threads joining syncs, writes and reads (some cancelled, some through a dependent stage) of files that
+     * another thread keeps closing and opening again, and whose executor it replaces and closes now and then, for
+     * three seconds: every join ends, with a result or with the failure a closed file, a closed executor or a cancel
+     * gives, and nothing else.
+     */
+    @Test
+    void joinsOfFilesAndExecutorsClosingAroundThemAllEnd() throws Exception {
+        int files = 4;
+        AtomicReference<IoExecutor> exec = new AtomicReference<>(UringExecutorTest.uring().loops(2).build());
+        java.util.concurrent.atomic.AtomicReferenceArray<AsyncFile> open =
+                new java.util.concurrent.atomic.AtomicReferenceArray<>(files);
+        for (int i = 0; i < files; i++) {
+            open.set(i, get(AsyncFile.open(exec.get(), dir.resolve("chaos" + i), StandardOpenOption.CREATE,
+                    StandardOpenOption.WRITE, StandardOpenOption.READ)));
+        }
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        AtomicReference<Throwable> unexpected = new AtomicReference<>();
+        java.util.concurrent.atomic.AtomicLong ended = new java.util.concurrent.atomic.AtomicLong();
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < 4; t++) {
+            int seed = t;
+            threads.add(Thread.ofPlatform().start(() -> {
+                Random r = new Random(seed);
+                ByteBuffer direct = ByteBuffer.allocateDirect(4096);
+                while (!stop.get()) {
+                    AsyncFile f = open.get(r.nextInt(files));
+                    try {
+                        long off = 4096L * r.nextInt(64);
+                        CompletableFuture<?> c = switch (r.nextInt(6)) {
+                            case 0, 1 -> f.writeAndSync(direct.clear(), off);
+                            case 2 -> f.force(r.nextBoolean());
+                            case 3 -> f.writeAndSync(ByteBuffer.wrap(new byte[4096]), off);
+                            case 4 -> f.write(direct.clear(), off);
+                            default -> f.read(direct.clear(), off);
+                        };
+                        if (r.nextInt(20) == 0) {
+                            c.cancel(true);
+                        }
+                        (r.nextInt(10) == 0 ? c.thenRun(() -> { }) : c).join();
+                    } catch (CancellationException e) {
+                        // cancelled
+                    } catch (CompletionException e) {
+                        Throwable x = e.getCause();
+                        if (!(x instanceof java.nio.channels.ClosedChannelException
+                                || x instanceof CancellationException
+                                || x instanceof java.util.concurrent.RejectedExecutionException)) {
+                            unexpected.compareAndSet(null, x);
+                        }
+                    } catch (IllegalStateException | java.util.concurrent.RejectedExecutionException e) {
+                        // the executor closed under the call
+                    } catch (Throwable e) {
+                        unexpected.compareAndSet(null, e);
+                    }
+                    ended.incrementAndGet();
+                }
+            }));
+        }
+        Random r = new Random(99);
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+        List<IoExecutor> closed = new ArrayList<>();
+        long helped = 0;
+        while (System.nanoTime() < end) {
+            Thread.sleep(r.nextInt(10));
+            if (r.nextInt(15) == 0) {
+                IoExecutor old = exec.get();
+                IoExecutor fresh = UringExecutorTest.uring().loops(2).build();
+                exec.set(fresh);
+                for (int k = 0; k < files; k++) {
+                    open.set(k, get(AsyncFile.open(fresh, dir.resolve("chaos" + k), StandardOpenOption.CREATE,
+                            StandardOpenOption.WRITE, StandardOpenOption.READ)));
+                }
+                old.close();
+                helped += helped(old);
+                closed.add(old);
+            } else {
+                int i = r.nextInt(files);
+                AsyncFile old = open.get(i);
+                open.set(i, get(AsyncFile.open(exec.get(), dir.resolve("chaos" + i), StandardOpenOption.CREATE,
+                        StandardOpenOption.WRITE, StandardOpenOption.READ)));
+                old.close();
+            }
+        }
+        stop.set(true);
+        for (Thread t : threads) {
+            t.join(60_000);
+            assertFalse(t.isAlive(), "a thread's join did not end");
+        }
+        exec.get().close();
+        helped += helped(exec.get());
+        assertNull(unexpected.get());
+        assertTrue(ended.get() > 0);
+        for (IoExecutor io : closed) {
+            assertEquals(0, io.unfinished(), "a closed executor with work left");
+        }
+        System.out.println("HelpedSyncsTest chaos: " + ended.get() + " joins, " + helped + " syncs made by their joiners");
+    }
+
     private static int sync(AsyncFile f) {
         f.force(false).join();
         return 0;
