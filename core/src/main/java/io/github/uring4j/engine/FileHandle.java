@@ -31,6 +31,8 @@ public abstract class FileHandle {
     private final AtomicInteger state = new AtomicInteger(OPEN);
     /** Calls a client makes on its own thread with the descriptor now ({@link #tryPin}). */
     private final AtomicInteger pins = new AtomicInteger();
+    /** Requests that change the file (writes, syncs, ...) submitted and not ended yet ({@link Request#countChange}). */
+    private final AtomicInteger changes = new AtomicInteger();
     /**
      * What a client's own read of the file may be: 0 not known yet, 1 a regular file, 2 not one, 3 a regular file in
      * memory (see {@link #callerReads}).
@@ -53,6 +55,19 @@ public abstract class FileHandle {
         this.syncWrites = (spec.flags() & io.github.uring4j.linux.Uapi.O_DSYNC) != 0; // O_SYNC includes the bit
         this.memAlign = Math.max(1, memAlign);
         this.offAlign = Math.max(1, offAlign);
+    }
+
+    /** Requests that change the file, submitted and not ended yet: a sync made by its waiter must come after them. */
+    public int changesOutstanding() {
+        return changes.get();
+    }
+
+    void changeBegun() {
+        changes.incrementAndGet();
+    }
+
+    void changeEnded() {
+        changes.decrementAndGet();
     }
 
     /** True when operations go through a registered-file slot of a ring. */

@@ -56,6 +56,8 @@ public final class Request extends MpscQueue.Node {
      */
     @SuppressWarnings("unused")
     private volatile int stamp;
+    /** Counted among its file's changes outstanding ({@link #countChange}) until it ends. */
+    private boolean countedChange;
     /** The result a helping caller got ({@link #helped}), for the loop to end the request with when it comes. */
     private long helpValue;
     private Throwable helpError;
@@ -193,6 +195,25 @@ public final class Request extends MpscQueue.Node {
     }
 
     // ------------------------------------------------------------------------------------------ helping callers
+
+    /**
+     * Backend, as it takes the request from its client: a request that changes its file (a write, a sync, a truncate,
+     * an allocation) counts among the file's changes outstanding until it ends, so that a waiter making a sync itself
+     * ({@link #claimHelp}) can tell that no earlier change is still queued or in flight.
+     */
+    public void countChange() {
+        if (handle != null && !countedChange && changes(kind)) {
+            countedChange = true;
+            handle.changeBegun();
+        }
+    }
+
+    private static boolean changes(int kind) {
+        return switch (kind) {
+            case WRITE, WRITEV, FSYNC, WRITE_SYNC, TRUNCATE, ALLOCATE, SYNC_RANGE -> true;
+            default -> false;
+        };
+    }
 
     /**
      * Backend, before it queues the request for a loop from another thread: a caller that waits for it may claim it
@@ -349,6 +370,10 @@ public final class Request extends MpscQueue.Node {
     /** Releases the memory, clears every reference and returns the request to its pool. */
     private void recycle() {
         Memory.release(this, pool.bounces);
+        if (countedChange) {
+            countedChange = false;
+            handle.changeEnded();
+        }
         // Release: the new generation is visible before the request can be reused; the pool's hand-off orders the rest.
         STAMP.setRelease(this, (((int) STAMP.getVolatile(this) >>> GEN_SHIFT) + 1) << GEN_SHIFT);
         if (told) {

@@ -142,6 +142,50 @@ class HelpedSyncsTest {
         }
     }
 
+    /**
+     * A log that writes a record without waiting and then syncs the next one: the sync is left to the loop, after the
+     * write, which it must cover (made by the joining thread at once, it could come first).
+     */
+    @Test
+    void aSyncAfterAWriteStillQueuedIsLeftToTheLoop() throws Exception {
+        byte[] data = new byte[2 * 4096];
+        new Random(12).nextBytes(data);
+        Path p = dir.resolve("ordered");
+        Files.write(p, new byte[16]);
+        try (IoExecutor io = UringExecutorTest.uring().build();
+                AsyncFile f = get(AsyncFile.open(io, p, StandardOpenOption.WRITE, StandardOpenOption.READ))) {
+            CountDownLatch held = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            holdLoop(f, held, release);
+            assertTrue(held.await(30, TimeUnit.SECONDS));
+            CompletableFuture<Integer> first = f.write(record(data, 0), 0);
+            AtomicReference<Object> synced = new AtomicReference<>();
+            CountDownLatch joined = new CountDownLatch(1);
+            Thread joiner = Thread.ofPlatform().start(() -> {
+                try {
+                    synced.set(f.writeAndSync(record(data, 4096), 4096).join());
+                } catch (Throwable e) {
+                    synced.set(e);
+                } finally {
+                    joined.countDown();
+                }
+            });
+            try {
+                assertFalse(joined.await(50, TimeUnit.MILLISECONDS), "the sync waits for the held loop");
+                assertEquals(0, helped(io));
+            } finally {
+                release.countDown();
+            }
+            joiner.join(30_000);
+            assertEquals(4096, first.join());
+            assertEquals(4096, synced.get());
+            assertEquals(0, helped(io), "made by the loop, after the write");
+            ByteBuffer back = ByteBuffer.allocate(2 * 4096);
+            assertEquals(2 * 4096, get(f.read(back, 0)));
+            assertArrayEquals(data, back.array());
+        }
+    }
+
     @Test
     void virtualThreadsTimedGetsAndGetsLeaveTheSyncToTheLoop() throws Exception {
         Path p = dir.resolve("loop");

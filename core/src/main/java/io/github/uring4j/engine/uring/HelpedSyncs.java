@@ -29,7 +29,9 @@ import java.util.concurrent.locks.LockSupport;
  * ({@link Request#claimHelp}), and the loop leaves it there when it meets it ({@link Request#takeIn}); whichever of the
  * two comes last ends it, so that a request is never reused while it is still a node of that queue.
  *
- * <p>Only regular files (a write to a pipe may wait for a reader, and a cancel could not end it), without a timeout,
+ * <p>Only when no other change of the file (a write, a sync) is still queued or in flight, so that a log that writes
+ * records without waiting and then syncs the last one has them all on the device when the sync ends, as when the loop
+ * makes them in turn. Only regular files (a write to a pipe may wait for a reader, and a cancel could not end it), without a timeout,
  * without a test's result filter, from a platform thread that is no loop's. The descriptor is duplicated while pinned
  * ({@code F_DUPFD_CLOEXEC}) and the calls made on the copy, so that a close of the file does not wait for the device
  * while it holds its loop, and the calls never reach a descriptor number that another open was given meanwhile.
@@ -88,6 +90,11 @@ final class HelpedSyncs {
         if ((kind != Request.WRITE_SYNC && kind != Request.FSYNC) || !(r.handle instanceof UringFile f)
                 || f.type == UringFile.TYPE_OTHER || f.home.failure() != null) {
             return false; // read before the claim: if the request was reused since, the claim fails
+        }
+        if (f.changesOutstanding() != 1) {
+            // An earlier write (or sync) of the file is still queued or in flight: made here, this sync could come
+            // before it and not cover it, as it would when the loop makes them in turn. Left to the loop.
+            return false;
         }
         if (f.type == UringFile.TYPE_UNKNOWN && !regular(f)) {
             return false;

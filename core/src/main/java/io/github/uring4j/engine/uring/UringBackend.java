@@ -177,6 +177,7 @@ public final class UringBackend implements IoBackend {
 
     @Override
     public void submit(Request r) {
+        r.countChange();
         EventLoop here = current();
         EventLoop to;
         if (r.kind == Request.OPEN || r.kind == Request.READ_FILE) {
