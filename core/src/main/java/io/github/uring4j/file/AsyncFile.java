@@ -464,10 +464,9 @@ public final class AsyncFile implements AutoCloseable {
      * Writes all of {@code src} and then {@code fdatasync}s, as one linked write&rarr;fsync chain on io_uring: the
      * future completes once the data is durable. A short write is finished and the sync issued again. A platform
      * thread that calls {@code join()} on the future before a loop has taken the request in, while no earlier write or
-     * sync of this file is queued or in flight, makes both calls itself,
-     * on a duplicate of the file's descriptor, as {@code FileChannel.write} and {@code force} would: a sync waits for
-     * the device longer than a waiter spins, and the hand-overs to the loop and back cost more than the calls (see
-     * {@link IoExecutor}'s "Waiting for a result").
+     * sync of this file is queued or in flight, makes both calls itself, on a duplicate of the file's descriptor, as
+     * {@code FileChannel.write} and {@code force} would: a sync waits for the device longer than a waiter spins, and
+     * the hand-overs to the loop and back cost more than the calls (see {@link IoExecutor}'s "Waiting for a result").
      */
     public CompletableFuture<Integer> writeAndSync(ByteBuffer src, long position) {
         return future(transfer(Request.WRITE_SYNC, src, position, true, null));
