@@ -4,9 +4,6 @@ import io.github.uring4j.linux.Errno;
 import io.github.uring4j.linux.LeanCalls;
 import io.github.uring4j.linux.Statx;
 import io.github.uring4j.linux.Uapi;
-import io.github.uring4j.ring.StatxBuffer;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /**
@@ -38,25 +35,6 @@ public final class CallerReads {
     private static final int NEVER = 2;
     private static final int IN_MEMORY = 3;
 
-    /** Per thread: the memory the calls need. */
-    private static final class Scratch {
-        final MemorySegment capture;
-        final MemorySegment iov;
-        final MemorySegment empty;
-        final StatxBuffer statx;
-        final MemorySegment statfs;
-
-        Scratch() {
-            Arena a = Arena.ofAuto();
-            capture = LeanCalls.allocateCapture(a);
-            iov = a.allocate(16, 8);
-            empty = a.allocateFrom("");
-            statx = StatxBuffer.allocate(a);
-            statfs = a.allocate(LeanCalls.STATFS_SIZE, 8);
-        }
-    }
-
-    private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
 
     private CallerReads() {
     }
@@ -76,7 +54,7 @@ public final class CallerReads {
         }
         long n;
         try {
-            Scratch sc = SCRATCH.get();
+            CallScratch sc = CallScratch.get();
             if (h.callerReads() == UNKNOWN) {
                 int st = LeanCalls.statx(sc.capture, h.fd, sc.empty, Uapi.AT_EMPTY_PATH, Statx.STATX_TYPE,
                         sc.statx.segment());

@@ -11,19 +11,26 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.uring4j.engine.uring.UringBackend;
 import java.nio.ByteBuffer;
-import java.nio.channels.CompletionHandler;
+import java.nio.channels.ClosedChannelException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -43,24 +50,12 @@ class HelpedSyncsTest {
         return ((UringBackend) io.backend).helpedSyncs();
     }
 
-    /** Holds the loop of {@code f}'s executor in a read's handler until {@code release} counts down. */
-    private static void holdLoop(AsyncFile f, CountDownLatch held, CountDownLatch release) {
-        f.read(ByteBuffer.allocateDirect(16), 0, null, new CompletionHandler<Integer, Void>() {
-            @Override
-            public void completed(Integer n, Void a) {
-                held.countDown();
-                try {
-                    release.await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-
-            @Override
-            public void failed(Throwable e, Void a) {
-                held.countDown();
-            }
-        });
+    /** Holds the loop of {@code f}'s executor in a read's handler until the returned handler is released. */
+    private static HeldHandler holdLoop(AsyncFile f) throws InterruptedException {
+        HeldHandler h = new HeldHandler();
+        f.read(ByteBuffer.allocateDirect(16), 0, null, h);
+        assertTrue(h.entered.await(30, TimeUnit.SECONDS), "the loop runs the holding handler");
+        return h;
     }
 
     interface Check {
@@ -73,11 +68,8 @@ class HelpedSyncsTest {
      * until the loop, released, meets the request. Returns the joined result.
      */
     private static Object joinWhileTheLoopIsHeld(IoExecutor io, AsyncFile f,
-            java.util.function.Supplier<CompletableFuture<?>> op, long helpedAfter, Check whileHeld) throws Exception {
-        CountDownLatch held = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        holdLoop(f, held, release);
-        assertTrue(held.await(30, TimeUnit.SECONDS));
+            Supplier<CompletableFuture<?>> op, long helpedAfter, Check whileHeld) throws Exception {
+        HeldHandler loop = holdLoop(f);
         AtomicReference<Object> result = new AtomicReference<>();
         CountDownLatch joined = new CountDownLatch(1);
         Thread joiner = new Thread(() -> {
@@ -96,7 +88,7 @@ class HelpedSyncsTest {
             assertFalse(joined.await(20, TimeUnit.MILLISECONDS),
                     "the future of a helped request ends when the loop leaves it, not before");
         } finally {
-            release.countDown();
+            loop.release();
         }
         joiner.join(30_000);
         assertFalse(joiner.isAlive());
@@ -110,7 +102,7 @@ class HelpedSyncsTest {
         return ByteBuffer.allocateDirect(4096).put(0, data, from, 4096);
     }
 
-    private static void waitUntil(java.util.function.BooleanSupplier done, String what) throws InterruptedException {
+    private static void waitUntil(BooleanSupplier done, String what) throws InterruptedException {
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (!done.getAsBoolean()) {
             if (System.nanoTime() > end) {
@@ -130,7 +122,7 @@ class HelpedSyncsTest {
                 AsyncFile f = get(AsyncFile.open(io, p, StandardOpenOption.WRITE, StandardOpenOption.READ))) {
             assertEquals(4096, joinWhileTheLoopIsHeld(io, f, () -> f.writeAndSync(record(data, 0), 0), 1, () -> {
                 byte[] onFile = Files.readAllBytes(p);
-                assertArrayEquals(java.util.Arrays.copyOf(data, 4096), java.util.Arrays.copyOf(onFile, 4096));
+                assertArrayEquals(Arrays.copyOf(data, 4096), Arrays.copyOf(onFile, 4096));
             }));
             assertNull(joinWhileTheLoopIsHeld(io, f, () -> f.force(true), 2, () -> { }));
             // the file and the loop go on: a handler write, a helped writeAndSync and a read back
@@ -154,10 +146,7 @@ class HelpedSyncsTest {
         Files.write(p, new byte[16]);
         try (IoExecutor io = UringExecutorTest.uring().build();
                 AsyncFile f = get(AsyncFile.open(io, p, StandardOpenOption.WRITE, StandardOpenOption.READ))) {
-            CountDownLatch held = new CountDownLatch(1);
-            CountDownLatch release = new CountDownLatch(1);
-            holdLoop(f, held, release);
-            assertTrue(held.await(30, TimeUnit.SECONDS));
+            HeldHandler loop = holdLoop(f);
             CompletableFuture<Integer> first = f.write(record(data, 0), 0);
             AtomicReference<Object> synced = new AtomicReference<>();
             CountDownLatch joined = new CountDownLatch(1);
@@ -174,7 +163,7 @@ class HelpedSyncsTest {
                 assertFalse(joined.await(50, TimeUnit.MILLISECONDS), "the sync waits for the held loop");
                 assertEquals(0, helped(io));
             } finally {
-                release.countDown();
+                loop.release();
             }
             joiner.join(30_000);
             assertEquals(4096, first.join());
@@ -211,10 +200,7 @@ class HelpedSyncsTest {
         Files.write(p, new byte[16]);
         try (IoExecutor io = UringExecutorTest.uring().build();
                 AsyncFile f = get(AsyncFile.open(io, p, StandardOpenOption.WRITE, StandardOpenOption.READ))) {
-            CountDownLatch held = new CountDownLatch(1);
-            CountDownLatch release = new CountDownLatch(1);
-            holdLoop(f, held, release);
-            assertTrue(held.await(30, TimeUnit.SECONDS));
+            HeldHandler loop = holdLoop(f);
             CompletableFuture<Integer> sync = f.writeAndSync(ByteBuffer.allocateDirect(4096), 0);
             AtomicReference<Throwable> joined = new AtomicReference<>();
             Thread joiner = new Thread(() -> {
@@ -229,7 +215,7 @@ class HelpedSyncsTest {
             assertTrue(sync.cancel(true));
             joiner.join(30_000);
             assertInstanceOf(CancellationException.class, joined.get());
-            release.countDown();
+            loop.release();
             // the request went back to its pool once, when the loop met it: later requests reuse it safely
             for (int i = 0; i < 50; i++) {
                 assertEquals(4096, f.writeAndSync(ByteBuffer.allocateDirect(4096), 4096L * i).join());
@@ -338,10 +324,7 @@ class HelpedSyncsTest {
         ByteBuffer big = ByteBuffer.allocateDirect(64 << 20);
         IoExecutor io = UringExecutorTest.uring().build();
         AsyncFile f = get(AsyncFile.open(io, p, StandardOpenOption.WRITE, StandardOpenOption.READ));
-        CountDownLatch held = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        holdLoop(f, held, release);
-        assertTrue(held.await(30, TimeUnit.SECONDS));
+        HeldHandler loop = holdLoop(f);
         UringBackend b = (UringBackend) io.backend;
         CompletableFuture<Integer> sync = f.writeAndSync(big, 0);
         AtomicReference<Object> result = new AtomicReference<>();
@@ -353,7 +336,7 @@ class HelpedSyncsTest {
             }
         });
         waitUntil(() -> b.helpingNow() == 1 || b.helpedSyncs() == 1, "the joiner's sync");
-        release.countDown();
+        loop.release();
         io.close();
         assertEquals(0, b.helpingNow(), "no thread makes a sync after the close returned");
         assertTrue(sync.isDone());
@@ -396,15 +379,15 @@ class HelpedSyncsTest {
     void joinsOfFilesAndExecutorsClosingAroundThemAllEnd() throws Exception {
         int files = 4;
         AtomicReference<IoExecutor> exec = new AtomicReference<>(UringExecutorTest.uring().loops(2).build());
-        java.util.concurrent.atomic.AtomicReferenceArray<AsyncFile> open =
-                new java.util.concurrent.atomic.AtomicReferenceArray<>(files);
+        AtomicReferenceArray<AsyncFile> open =
+                new AtomicReferenceArray<>(files);
         for (int i = 0; i < files; i++) {
             open.set(i, get(AsyncFile.open(exec.get(), dir.resolve("chaos" + i), StandardOpenOption.CREATE,
                     StandardOpenOption.WRITE, StandardOpenOption.READ)));
         }
-        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        AtomicBoolean stop = new AtomicBoolean();
         AtomicReference<Throwable> unexpected = new AtomicReference<>();
-        java.util.concurrent.atomic.AtomicLong ended = new java.util.concurrent.atomic.AtomicLong();
+        AtomicLong ended = new AtomicLong();
         List<Thread> threads = new ArrayList<>();
         for (int t = 0; t < 4; t++) {
             int seed = t;
@@ -430,12 +413,12 @@ class HelpedSyncsTest {
                         // cancelled
                     } catch (CompletionException e) {
                         Throwable x = e.getCause();
-                        if (!(x instanceof java.nio.channels.ClosedChannelException
+                        if (!(x instanceof ClosedChannelException
                                 || x instanceof CancellationException
-                                || x instanceof java.util.concurrent.RejectedExecutionException)) {
+                                || x instanceof RejectedExecutionException)) {
                             unexpected.compareAndSet(null, x);
                         }
-                    } catch (IllegalStateException | java.util.concurrent.RejectedExecutionException e) {
+                    } catch (IllegalStateException | RejectedExecutionException e) {
                         // the executor closed under the call
                     } catch (Throwable e) {
                         unexpected.compareAndSet(null, e);

@@ -1,5 +1,6 @@
 package io.github.uring4j.engine.uring;
 
+import io.github.uring4j.engine.CallScratch;
 import io.github.uring4j.engine.EngineConfig;
 import io.github.uring4j.engine.Request;
 import io.github.uring4j.engine.Rules;
@@ -7,10 +8,7 @@ import io.github.uring4j.linux.Errno;
 import io.github.uring4j.linux.LeanCalls;
 import io.github.uring4j.linux.Statx;
 import io.github.uring4j.linux.Uapi;
-import io.github.uring4j.ring.StatxBuffer;
 import java.io.IOException;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.channels.AsynchronousCloseException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -37,23 +35,6 @@ import java.util.concurrent.locks.LockSupport;
  * while it holds its loop, and the calls never reach a descriptor number that another open was given meanwhile.
  */
 final class HelpedSyncs {
-    /** Per thread: the memory the calls need. */
-    private static final class Scratch {
-        final MemorySegment capture;
-        final MemorySegment iov;
-        final MemorySegment empty;
-        final StatxBuffer statx;
-
-        Scratch() {
-            Arena a = Arena.ofAuto();
-            capture = LeanCalls.allocateCapture(a);
-            iov = a.allocate(16, 8);
-            empty = a.allocateFrom("");
-            statx = StatxBuffer.allocate(a);
-        }
-    }
-
-    private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
 
     private final UringBackend backend;
     private final EngineConfig config;
@@ -153,9 +134,9 @@ final class HelpedSyncs {
         long value = 0;
         Throwable error = null;
         int fd = -1;
-        Scratch sc = null;
+        CallScratch sc = null;
         try {
-            sc = SCRATCH.get();
+            sc = CallScratch.get();
             if (!f.tryPin()) {
                 error = new AsynchronousCloseException(); // closing: as the loop would say
             } else {
@@ -197,7 +178,7 @@ final class HelpedSyncs {
             return false;
         }
         try {
-            Scratch sc = SCRATCH.get();
+            CallScratch sc = CallScratch.get();
             int res = LeanCalls.statx(sc.capture, f.fd, sc.empty, Uapi.AT_EMPTY_PATH, Statx.STATX_TYPE,
                     sc.statx.segment());
             int t = res == 0 && sc.statx.isRegularFile() ? UringFile.TYPE_REGULAR : UringFile.TYPE_OTHER;
@@ -214,7 +195,7 @@ final class HelpedSyncs {
      * The write of a {@code writeAndSync} until all of it is written, then {@code fdatasync}: the bytes written, or
      * {@code -errno} of the write or of the sync.
      */
-    private long writeThenSync(Request r, int fd, Scratch sc) throws IOException {
+    private long writeThenSync(Request r, int fd, CallScratch sc) throws IOException {
         for (;;) {
             sc.iov.set(ValueLayout.JAVA_LONG, 0, r.address);
             sc.iov.set(ValueLayout.JAVA_LONG, 8, r.length);
@@ -235,7 +216,7 @@ final class HelpedSyncs {
     }
 
     /** {@code fsync} ({@code metaData}) or {@code fdatasync}, again after {@code EINTR}. */
-    private static int sync(Scratch sc, int fd, boolean metaData) {
+    private static int sync(CallScratch sc, int fd, boolean metaData) {
         int res;
         do {
             res = LeanCalls.fsync(sc.capture, fd, metaData);
