@@ -53,10 +53,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Reads the page cache holds are made on the caller's thread at once ({@link Builder#callerReads}). A sync
  * ({@link AsyncFile#force}, {@link AsyncFile#writeAndSync(java.nio.ByteBuffer, long)}) lasts longer than the spin:
  * when a platform thread calls {@code join()} on its future before a loop has taken it in, and no earlier write or sync
- * of the file is still queued or in flight (the sync must cover them), the thread makes the calls itself, as the JDK's {@code FileChannel} would, instead of waiting for the loop to make them and to wake it (one
- * {@code writeAndSync} at a time: 0.79-0.84 times the JDK's {@code write} + {@code force(false)} before, 0.85-0.97
- * after, in JMH on the development machine). Virtual threads, timed {@code get}s and {@code get()} leave it to the loop
- * (a virtual thread's carrier stays free, and those waits can end early).
+ * of the file is still queued or in flight (the sync must cover them), the thread makes the calls itself, as the JDK's
+ * {@code FileChannel} would, instead of waiting for the loop to make them and to wake it (one {@code writeAndSync} at
+ * a time: 0.79-0.84 times the JDK's {@code write} + {@code force(false)} before, 0.85-1.06 after, in JMH on the
+ * development machine). Virtual threads, timed {@code get}s and {@code get()} leave it to the loop (a virtual thread's
+ * carrier stays free, and those waits can end early).
  *
  * <h2>Back-pressure</h2>
  * A loop keeps at most {@link Builder#inFlightLimit} operations of one file in the kernel; more wait, in order.

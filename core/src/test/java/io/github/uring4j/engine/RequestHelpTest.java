@@ -24,8 +24,8 @@ class RequestHelpTest {
     private Request submitted() {
         Request r = pool.acquire();
         r.kind = Request.FSYNC;
-        r.completion = (target, attachment, value, opened, error) -> told.add(error != null ? "failed " + error.getMessage()
-                : "value " + value);
+        r.completion = (target, attachment, value, opened, error) ->
+                told.add(error != null ? "failed " + error.getMessage() : "value " + value);
         r.helpable();
         return r;
     }

@@ -464,7 +464,8 @@ class HelpedSyncsTest {
         for (IoExecutor io : closed) {
             assertEquals(0, io.unfinished(), "a closed executor with work left");
         }
-        System.out.println("HelpedSyncsTest chaos: " + ended.get() + " joins, " + helped + " syncs made by their joiners");
+        System.out.println("HelpedSyncsTest chaos: " + ended.get() + " joins, " + helped
+                + " syncs made by their joiners");
     }
 
     private static int sync(AsyncFile f) {

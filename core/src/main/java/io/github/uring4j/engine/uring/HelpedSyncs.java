@@ -23,16 +23,17 @@ import java.util.concurrent.locks.LockSupport;
  * 50 µs spin ({@link io.github.uring4j.engine.Waits}) does not cover it: the waiter parks, and the loop that ends the
  * sync must wake it, after the waiter's request had woken the loop. One {@code writeAndSync} at a time ran at 0.79-0.84
  * times the JDK's {@code write} + {@code force(false)} loop, which makes the same two calls on its own thread and is
- * woken once, by the device; 0.85-0.97 since the waiter makes them: its request stays in the loop's queue, claimed
+ * woken once, by the device; 0.85-1.06 since the waiter makes them: its request stays in the loop's queue, claimed
  * ({@link Request#claimHelp}), and the loop leaves it there when it meets it ({@link Request#takeIn}); whichever of the
  * two comes last ends it, so that a request is never reused while it is still a node of that queue.
  *
  * <p>Only when no other change of the file (a write, a sync) is still queued or in flight, so that a log that writes
  * records without waiting and then syncs the last one has them all on the device when the sync ends, as when the loop
- * makes them in turn. Only regular files (a write to a pipe may wait for a reader, and a cancel could not end it), without a timeout,
- * without a test's result filter, from a platform thread that is no loop's. The descriptor is duplicated while pinned
- * ({@code F_DUPFD_CLOEXEC}) and the calls made on the copy, so that a close of the file does not wait for the device
- * while it holds its loop, and the calls never reach a descriptor number that another open was given meanwhile.
+ * makes them in turn. Only regular files (a write to a pipe may wait for a reader, and a cancel could not end it),
+ * without a timeout, without a test's result filter, from a platform thread that is no loop's. The descriptor is
+ * duplicated while pinned ({@code F_DUPFD_CLOEXEC}) and the calls made on the copy, so that a close of the file does
+ * not wait for the device while it holds its loop, and the calls never reach a descriptor number that another open was
+ * given meanwhile.
  */
 final class HelpedSyncs {
 
