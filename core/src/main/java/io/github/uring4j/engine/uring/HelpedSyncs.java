@@ -154,7 +154,7 @@ final class HelpedSyncs {
                         error = Rules.failure(r, (int) -value, false, false, config.errors);
                     }
                 } else {
-                    int res = sync(sc, fd, r.metaData);
+                    int res = LeanCalls.fsync(sc.capture, fd, r.metaData);
                     if (res < 0) {
                         error = Rules.failure(r, -res, false, false, config.errors);
                     }
@@ -211,17 +211,8 @@ final class HelpedSyncs {
             if (v == Rules.MORE) {
                 continue; // short: the rest, at the offset after it
             }
-            int res = sync(sc, fd, false);
+            int res = LeanCalls.fsync(sc.capture, fd, false);
             return res < 0 ? res : v;
         }
-    }
-
-    /** {@code fsync} ({@code metaData}) or {@code fdatasync}, again after {@code EINTR}. */
-    private static int sync(CallScratch sc, int fd, boolean metaData) {
-        int res;
-        do {
-            res = LeanCalls.fsync(sc.capture, fd, metaData);
-        } while (res == -Errno.EINTR);
-        return res;
     }
 }

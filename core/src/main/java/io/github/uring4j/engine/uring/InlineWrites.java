@@ -362,11 +362,7 @@ final class InlineWrites {
 
     /** {@code fsync} ({@code metaData}) or {@code fdatasync} of {@code f}, again after {@code EINTR}. */
     private int sync(UringFile f, boolean metaData) {
-        int res;
-        do {
-            res = LeanCalls.fsync(capture, f.fd, metaData);
-        } while (res == -Errno.EINTR);
-        return res;
+        return LeanCalls.fsync(capture, f.fd, metaData);
     }
 
     /** Whether the loop may make a sync of {@code f} itself now. */
