@@ -13,6 +13,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 
 /**
  * A large {@code copy_file_range} copy from the device made by several threads at once, each copying the next
@@ -75,11 +76,20 @@ public final class KernelCopy {
      * the range does not start at or past the target's end, or what either file is cannot be told.
      */
     public static Result copy(int in, long inPos, int out, long outPos, long count) {
+        return copy(in, inPos, out, outPos, count, () -> false);
+    }
+
+    /**
+     * As {@link #copy(int, long, int, long, long)}; no thread takes another piece once {@code stopped} says true (a
+     * cancelled or closed copy), and the copy then ends with {@code ECANCELED} where the first piece not taken
+     * starts.
+     */
+    public static Result copy(int in, long inPos, int out, long outPos, long count, BooleanSupplier stopped) {
         if (in < 0 || out < 0 || inPos < 0 || outPos < 0 || count < 0) {
             throw new IllegalArgumentException("bad copy: fds " + in + ", " + out + ", positions " + inPos + ", "
                     + outPos + ", count " + count);
         }
-        return splits(count) ? copy(in, inPos, out, outPos, count, PIECE, STREAMS, true) : null;
+        return splits(count) ? copy(in, inPos, out, outPos, count, PIECE, STREAMS, true, stopped) : null;
     }
 
     /**
@@ -88,6 +98,11 @@ public final class KernelCopy {
      */
     static Result copy(int in, long inPos, int out, long outPos, long count, long piece, int streams,
             boolean cachedWhole) {
+        return copy(in, inPos, out, outPos, count, piece, streams, cachedWhole, () -> false);
+    }
+
+    private static Result copy(int in, long inPos, int out, long outPos, long count, long piece, int streams,
+            boolean cachedWhole, BooleanSupplier stopped) {
         if (piece <= 0 || streams <= 0 || count < 0) {
             throw new IllegalArgumentException("piece " + piece + ", streams " + streams + ", count " + count);
         }
@@ -112,21 +127,21 @@ public final class KernelCopy {
                 return null;
             }
         }
-        Range r = new Range(in, inPos, out, outPos, count, piece);
+        Range r = new Range(in, inPos, out, outPos, count, piece, stopped);
         long pieces = (count + piece - 1) / piece;
         int helpers = (int) Math.min(streams - 1, Math.max(0, pieces - 1));
-        CountDownLatch stopped = new CountDownLatch(helpers);
+        CountDownLatch helpersDone = new CountDownLatch(helpers);
         for (int i = 0; i < helpers; i++) {
             try {
                 HELPERS.execute(() -> {
                     try {
                         r.work();
                     } finally {
-                        stopped.countDown();
+                        helpersDone.countDown();
                     }
                 });
             } catch (RejectedExecutionException | OutOfMemoryError e) {
-                stopped.countDown(); // no thread to be had: the others copy its share
+                helpersDone.countDown(); // no thread to be had: the others copy its share
             }
         }
         try {
@@ -135,7 +150,7 @@ public final class KernelCopy {
             boolean interrupted = false;
             while (true) {
                 try {
-                    stopped.await();
+                    helpersDone.await();
                     break;
                 } catch (InterruptedException e) {
                     interrupted = true;
@@ -203,8 +218,10 @@ public final class KernelCopy {
         /** The first offset (from the range's start) not copied: count until a piece stops short. */
         volatile long stop;
         int errno;
+        final BooleanSupplier stopped;
 
-        Range(int in, long inPos, int out, long outPos, long count, long piece) {
+        Range(int in, long inPos, int out, long outPos, long count, long piece, BooleanSupplier stopped) {
+            this.stopped = stopped;
             this.in = in;
             this.piece = piece;
             this.inPos = inPos;
@@ -226,6 +243,10 @@ public final class KernelCopy {
                 MemorySegment capture = LeanCalls.allocateCapture(a);
                 MemorySegment offsets = a.allocate(16, 8);
                 while ((start = next.getAndAdd(piece)) < stop) {
+                    if (stopped.getAsBoolean()) {
+                        stopAt(start, Errno.ECANCELED);
+                        return;
+                    }
                     long len = Math.min(piece, count - start);
                     done = 0;
                     while (done < len) {

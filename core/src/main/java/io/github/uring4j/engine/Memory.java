@@ -223,6 +223,7 @@ public final class Memory {
     private static final class Base extends WeakReference<ByteBuffer> {
         final long base;
         final int kind;
+        /** The memory's scope; null for {@link #HELD} memory, which stays alive as long as its buffer. */
         final MemorySegment.Scope scope;
         final PinnedRegion region;
         /** All of the buffer's memory as a segment (bounced kinds only: the copies go through it). */
@@ -254,8 +255,13 @@ public final class Memory {
         int kind = kindOf(scope);
         MemorySegment whole = kind == SHARED || kind == CONFINED
                 ? MemorySegment.ofBuffer(b.duplicate().clear()) : null;
-        Base n = new Base(b, seg.address() - b.position(), kind, scope, kind == POOL ? PinnedRegion.of(scope) : null,
-                whole);
+        // Not a held buffer's scope: the scope of an allocateDirect buffer's segment refers to the buffer (and an
+        // automatic arena's keeps its memory), so a cached entry holding it kept every such buffer ever used, up to
+        // the cache's size, from being freed (a drop-in AsynchronousFileChannel read into 300 buffers of 1 MiB, each
+        // dropped with its channel, held all 300 MiB after GCs). The scopes of the other kinds are arenas' and
+        // pools', which refer to no buffer.
+        Base n = new Base(b, seg.address() - b.position(), kind, kind == HELD ? null : scope,
+                kind == POOL ? PinnedRegion.of(scope) : null, whole);
         BASES[h] = n;
         return n;
     }

@@ -2,8 +2,8 @@ package io.github.uring4j.engine;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.OpenOption;
+import java.nio.file.Path;
 
 /**
  * How to open a file: the {@code open(2)} flags and what the engine must know beside them.
@@ -34,11 +34,10 @@ public final class OpenSpec {
                 && e.getDeclaringClass().getName().equals("com.sun.nio.file.ExtendedOpenOption");
     }
 
-    private OpenSpec(String path, int flags, boolean readable, boolean writable, boolean direct, boolean registered,
-            boolean deleteOnClose) {
+    private OpenSpec(String path, byte[] bytes, int flags, boolean readable, boolean writable, boolean direct,
+            boolean registered, boolean deleteOnClose) {
         this.path = path;
-        byte[] utf8 = path.getBytes(StandardCharsets.UTF_8);
-        this.cString = java.util.Arrays.copyOf(utf8, utf8.length + 1);
+        this.cString = java.util.Arrays.copyOf(bytes, bytes.length + 1);
         this.flags = flags;
         this.readable = readable;
         this.writable = writable;
@@ -58,14 +57,27 @@ public final class OpenSpec {
      */
     public static OpenSpec of(String path, int flags, boolean readable, boolean writable, boolean direct,
             boolean registered, boolean deleteOnClose) {
-        return new OpenSpec(path, flags, readable, writable, direct, registered, deleteOnClose);
+        return new OpenSpec(path, path.getBytes(PathBytes.JNU), flags, readable, writable, direct, registered,
+                deleteOnClose);
+    }
+
+    /**
+     * As {@link #of(String, int, boolean, boolean, boolean, boolean, boolean)}, for {@code path} (absolute) whose
+     * name's bytes {@link PathBytes} reads: a name that is not valid in the platform's encoding opens the file the
+     * JDK would open.
+     */
+    public static OpenSpec of(Path path, int flags, boolean readable, boolean writable, boolean direct,
+            boolean registered, boolean deleteOnClose) {
+        String text = path.toString();
+        return new OpenSpec(text, PathBytes.of(path, text), flags, readable, writable, direct, registered,
+                deleteOnClose);
     }
 
     public String path() {
         return path;
     }
 
-    /** The path's bytes in UTF-8 and a terminating NUL. Do not modify. */
+    /** The path's bytes ({@link PathBytes}) and a terminating NUL. Do not modify. */
     public byte[] cString() {
         return cString;
     }

@@ -30,6 +30,8 @@ import java.util.concurrent.CompletableFuture;
  */
 final class Copies {
     private static final int CHUNK = 1 << 20;
+    /** Most bytes one {@code copy_file_range} of a copy moves: a stopped copy ends after at most this much more. */
+    private static final long CALL = 64L << 20;
 
     private Copies() {
     }
@@ -98,7 +100,8 @@ final class Copies {
             long done = 0;
             Throwable failure = null;
             try (Arena a = Arena.ofConfined()) {
-                done = copy(a, inFd, position, outFd, targetPosition, count, from.handle, to.handle);
+                done = copy(a, inFd, position, outFd, targetPosition, count, from.handle, to.handle,
+                        () -> result.isDone() || !in.isOpen() || !out.isOpen());
             } catch (Throwable t) {
                 failure = t;
             } finally {
@@ -121,15 +124,28 @@ final class Copies {
         return result;
     }
 
+    /**
+     * What a copy stopped before its end says: a file closed under it, as other operations of a closing file fail (a
+     * cancelled copy's future is done already, and takes no result).
+     */
+    private static IOException stopped() {
+        return new java.nio.channels.AsynchronousCloseException();
+    }
+
     /** What an {@code EINVAL} of an {@code O_DIRECT} file means in a copy. */
     private static String directHint(int errno, FileHandle f) {
         return errno == Errno.EINVAL && f.direct ? " (an O_DIRECT file: the copy's offsets and length must be multiples of"
                 + " its direct-I/O alignment, AsyncFile.directIoAlignment())" : "";
     }
 
-    /** Copies on this thread; the bytes copied (fewer than {@code count} when the source ends first). */
+    /**
+     * Copies on this thread; the bytes copied (fewer than {@code count} when the source ends first). The copy goes in
+     * calls of at most {@link #CALL} bytes and stops before the next once {@code stopped} says so (its future was
+     * cancelled, or either file closed): a cancelled copy of 1 GiB went on to its end, and wrote over what the caller
+     * wrote to the target after the cancel and the close. The call in progress still ends (a few milliseconds).
+     */
     private static long copy(Arena a, int in, long inPos, int out, long outPos, long count, FileHandle from,
-            FileHandle to) throws IOException {
+            FileHandle to, java.util.function.BooleanSupplier stopped) throws IOException {
         String inPath = from.path;
         String outPath = to.path;
         MemorySegment capture = LeanCalls.allocateCapture(a);
@@ -151,21 +167,25 @@ final class Copies {
         if (count == 0) {
             return 0;
         }
-        KernelCopy.Result pieces = KernelCopy.copy(in, inPos, out, outPos, count);
+        KernelCopy.Result pieces = KernelCopy.copy(in, inPos, out, outPos, count, stopped);
         if (pieces != null) {
             // several pieces at once; what they could not copy is left to the loop below, which says why
             done = pieces.copied();
         }
         while (done < count) {
+            if (stopped.getAsBoolean()) {
+                throw stopped();
+            }
             offsets.set(ValueLayout.JAVA_LONG, 0, inPos + done);
             offsets.set(ValueLayout.JAVA_LONG, 8, outPos + done);
             long n = LeanCalls.copyFileRange(capture, in, offsets.asSlice(0, 8), out, offsets.asSlice(8, 8),
-                    Math.min(count - done, 1L << 30));
+                    Math.min(count - done, CALL));
             if (n == -Errno.EINTR) {
                 continue;
             }
             if (n == -Errno.EXDEV || n == -Errno.EINVAL || n == -Errno.EOPNOTSUPP || n == -Errno.ENOSYS) {
-                return done + buffered(a, capture, in, inPos + done, out, outPos + done, count - done, from, to);
+                return done + buffered(a, capture, in, inPos + done, out, outPos + done, count - done, from, to,
+                        stopped);
             }
             if (n < 0) {
                 throw new FileIOException((int) -n, "copy_file_range", inPath, inPos + done,
@@ -181,13 +201,16 @@ final class Copies {
     }
 
     private static long buffered(Arena a, MemorySegment capture, int in, long inPos, int out, long outPos, long count,
-            FileHandle from, FileHandle to) throws IOException {
+            FileHandle from, FileHandle to, java.util.function.BooleanSupplier stopped) throws IOException {
         String inPath = from.path;
         String outPath = to.path;
         MemorySegment buf = a.allocate(CHUNK, 4096);
         MemorySegment iov = a.allocate(16, 8);
         long done = 0;
         while (done < count) {
+            if (stopped.getAsBoolean()) {
+                throw stopped();
+            }
             int want = (int) Math.min(CHUNK, count - done);
             iov.set(ValueLayout.JAVA_LONG, 0, buf.address());
             iov.set(ValueLayout.JAVA_LONG, 8, want);
@@ -228,6 +251,9 @@ final class Copies {
         if (done >= count) {
             result.complete(done);
             return;
+        }
+        if (result.isDone()) {
+            return; // cancelled: no more chunks
         }
         b.clear().limit((int) Math.min(b.capacity(), count - done));
         from.read(b, position + done).whenComplete((n, e) -> {

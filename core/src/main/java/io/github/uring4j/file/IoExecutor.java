@@ -380,10 +380,15 @@ public final class IoExecutor implements AutoCloseable {
             return this;
         }
 
-        /** SQ entries per ring (default 256); the CQ has twice as many as the larger of this and the in-flight limit. */
+        /**
+         * SQ entries per ring, 4 to 32768 (default 256); the CQ has twice as many as the larger of this and the
+         * in-flight limit. A loop prepares up to three entries for one operation (a write and its sync, a read and its
+         * timeout), so a ring of fewer than four could never take one.
+         */
         public Builder entries(int entries) {
-            if (entries <= 0 || entries > 32768) {
-                throw new IllegalArgumentException("entries must be 1..32768 (the kernel's limit per ring): " + entries);
+            if (entries < 4 || entries > 32768) {
+                throw new IllegalArgumentException("entries must be 4..32768 (a loop prepares up to 3 entries for one"
+                        + " operation; 32768 is the kernel's limit per ring): " + entries);
             }
             this.entries = entries;
             return this;
@@ -391,12 +396,20 @@ public final class IoExecutor implements AutoCloseable {
 
         /**
          * {@code IORING_SETUP_*} flags ({@link SetupFlag}), passed through. {@link SetupFlag#R_DISABLED} is refused:
-         * the loops' rings must take work at once.
+         * the loops' rings must take work at once; so is {@link SetupFlag#IOPOLL}: a polled ring takes only
+         * {@code O_DIRECT} reads and writes of devices with poll queues, and the loops also open, close, sync and read
+         * through the page cache on theirs (every open failed with {@code EINVAL}). Polled I/O is the ring API's
+         * ({@link io.github.uring4j.ring.IoUring}).
          */
         public Builder setupFlags(int setupFlags) {
             if ((setupFlags & SetupFlag.R_DISABLED) != 0) {
                 throw new IllegalArgumentException("SetupFlag.R_DISABLED: an executor's rings must take work at once;"
                         + " leave the flag out");
+            }
+            if ((setupFlags & SetupFlag.IOPOLL) != 0) {
+                throw new IllegalArgumentException("SetupFlag.IOPOLL: a polled ring takes only O_DIRECT reads and writes"
+                        + " of devices with poll queues, and an executor's loops also open, close and sync files on"
+                        + " theirs; use the ring API (IoUring) for polled I/O, or leave the flag out");
             }
             this.setupFlags = setupFlags;
             return this;

@@ -84,7 +84,6 @@ final class OpenOptions {
                 flags |= Uapi.O_TRUNC;
             }
         }
-        return OpenSpec.of(path.toAbsolutePath().toString(), flags | extra, read, write, direct, registered,
-                deleteOnClose);
+        return OpenSpec.of(path.toAbsolutePath(), flags | extra, read, write, direct, registered, deleteOnClose);
     }
 }

@@ -108,7 +108,7 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
 
     @Override
     public Future<Integer> read(ByteBuffer dst, long position) {
-        Op<Integer, Object> op = new Op<>(null, null, handlers);
+        Op<Integer, Object> op = futureOp();
         start(true, dst, position, op);
         return op;
     }
@@ -121,7 +121,7 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
 
     @Override
     public Future<Integer> write(ByteBuffer src, long position) {
-        Op<Integer, Object> op = new Op<>(null, null, handlers);
+        Op<Integer, Object> op = futureOp();
         start(false, src, position, op);
         return op;
     }
@@ -244,11 +244,18 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
         }
     };
 
+    /** The {@link Op} of an operation whose result is a {@code Future}: its {@code cancel(true)} closes this channel. */
+    private <V> Op<V, Object> futureOp() {
+        Op<V, Object> op = new Op<>(null, null, handlers);
+        op.channel = this;
+        return op;
+    }
+
     // ============================================================================================ locks
 
     @Override
     public Future<FileLock> lock(long position, long size, boolean shared) {
-        Op<FileLock, Object> op = new Op<>(null, null, handlers);
+        Op<FileLock, Object> op = futureOp();
         lock(position, size, shared, op);
         return op;
     }
@@ -407,6 +414,8 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
         volatile Request request;
         volatile int generation;
         volatile IoBackend backend;
+        /** A future's channel, closed by {@code cancel(true)}; null for a handler's operation. */
+        volatile AsynchronousFileChannel channel;
 
         Op(CompletionHandler<V, ? super A> handler, A attachment, ExecutorService executor) {
             this.handler = handler;
@@ -499,6 +508,16 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
             Thread w = waiter;
             if (w != null) {
                 LockSupport.unpark(w);
+            }
+            AsynchronousFileChannel ch = channel;
+            if (mayInterruptIfRunning && ch != null) {
+                // As the JDK's channel (AsynchronousChannel: "the I/O operation may be interrupted by closing the
+                // channel"): a lock that waits for another process stops waiting, and is not taken after
+                try {
+                    ch.close();
+                } catch (IOException e) {
+                    // closing reports nothing a cancel could say
+                }
             }
             return true;
         }

@@ -9,6 +9,7 @@ import io.github.uring4j.engine.FileHandle;
 import io.github.uring4j.engine.IoBackend;
 import io.github.uring4j.engine.Memory;
 import io.github.uring4j.engine.OpenSpec;
+import io.github.uring4j.engine.PathBytes;
 import io.github.uring4j.engine.PinnedRegion;
 import io.github.uring4j.engine.Request;
 import io.github.uring4j.file.IoExecutor;
@@ -34,8 +35,6 @@ import java.nio.channels.NonReadableChannelException;
 import java.nio.channels.NonWritableChannelException;
 import java.nio.channels.ReadableByteChannel;
 import java.nio.channels.WritableByteChannel;
-import java.nio.charset.Charset;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -86,7 +85,6 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class UringFileChannel extends FileChannel implements Builtin.Uninterruptible {
     private static final int CLOSED = 1 << 30;
-    private static final Charset JNU = jnuCharset();
     private static final Cleaner CLEANER = io.github.uring4j.engine.Cleaners.CLEANER;
     /** Heap transfers move at most this much per system call (the staging memory kept per context). */
     private static final int STAGE = Call.SCRATCH_KEPT;
@@ -230,14 +228,6 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         Counters.URING_CHANNELS.increment();
     }
 
-    private static Charset jnuCharset() {
-        try {
-            return Charset.forName(System.getProperty("sun.jnu.encoding", "UTF-8"));
-        } catch (RuntimeException e) {
-            return StandardCharsets.UTF_8;
-        }
-    }
-
     // ============================================================================================ open
 
     /**
@@ -264,7 +254,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         int alignment = 0;
         try {
             // as the JDK's: the empty path names the current directory
-            MemorySegment cPath = cPath(c, p.isEmpty() ? "." : p);
+            MemorySegment cPath = cPath(c, p.isEmpty() ? new byte[] {'.'} : PathBytes.of(path, p));
             do {
                 fd = LeanCalls.open(c.capture, cPath, nonblock ? o.flags | Uapi.O_NONBLOCK : o.flags, o.mode);
             } while (fd == -Errno.EINTR);
@@ -302,13 +292,11 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
     }
 
     /**
-     * {@code p}'s C string (the bytes the JDK would pass to {@code open(2)}, then a NUL) in {@code c}'s staging
-     * memory, encoded by the JDK and copied in one piece: the segment's own string encoder, byte by byte, cost 17 %
-     * of an open in a profile of {@code Files.readAllBytes}. {@code p} is a built-in path's, which the JDK made sure
-     * holds no NUL.
+     * A path's C string (the bytes the JDK would pass to {@code open(2)}, {@link PathBytes}, then a NUL) in {@code c}'s
+     * staging memory, copied in one piece: the segment's own string encoder, byte by byte, cost 17 % of an open in a
+     * profile of {@code Files.readAllBytes}. The path is a built-in path's, which the JDK made sure holds no NUL.
      */
-    private static MemorySegment cPath(Call c, String p) {
-        byte[] bytes = p.getBytes(JNU);
+    private static MemorySegment cPath(Call c, byte[] bytes) {
         MemorySegment s = c.scratch(bytes.length + 1L);
         MemorySegment.copy(bytes, 0, s, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, bytes.length);
         s.set(java.lang.foreign.ValueLayout.JAVA_BYTE, bytes.length, (byte) 0);
@@ -1283,8 +1271,36 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         }
     }
 
-    /** Writes {@code len} bytes from the native memory at {@code address}; {@code src} (or null) advances. */
+    /**
+     * Writes {@code len} bytes from the native memory at {@code address}; {@code src} (or null) advances. A pipe's,
+     * FIFO's or device's write goes on until all of it is written, as a blocking {@code write(2)} of the JDK's channel
+     * does: the ring's write (or one on a descriptor with {@code O_NONBLOCK}) ends when the reader has taken what fit,
+     * and a program that writes 1 MiB to a pipe and, as usual with a blocking channel, does not look at the count would
+     * lose all but the first 64 KiB. After a part was written, a failure or a close by another thread ends the write
+     * with the bytes written (the next call says what is wrong, as the JDK's does); an interrupt closes the channel
+     * and throws, as the JDK's channel does.
+     */
     private int writeFrom(ByteBuffer src, long address, int len, long position, Call held) throws IOException {
+        int n = writeOnce(src, address, len, position, held);
+        while (n > 0 && n < len && !regular()) {
+            int m;
+            try {
+                m = writeOnce(src, address + n, len - n, position < 0 ? -1 : position + n, held);
+            } catch (ClosedByInterruptException e) {
+                throw e;
+            } catch (IOException e) {
+                break;
+            }
+            if (m <= 0) {
+                break;
+            }
+            n += m;
+        }
+        return n;
+    }
+
+    /** One write of {@code len} bytes from {@code address} ({@link #writeFrom}); {@code src} (or null) advances. */
+    private int writeOnce(ByteBuffer src, long address, int len, long position, Call held) throws IOException {
         if (position < 0) {
             endHint = -1;
         }
@@ -1659,7 +1675,11 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         r.target = w;
         r.client = this;
         boolean completed = false;
-        begin();
+        // the channel of an AsynchronousFileChannel is not closed by its caller's interrupt, as the JDK's is not
+        boolean interruptible = !uninterruptible;
+        if (interruptible) {
+            begin();
+        }
         try {
             Counters.RING_OPERATIONS.increment();
             backend.submit(r);
@@ -1672,7 +1692,9 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
             }
             completed = true;
         } finally {
-            end(completed);
+            if (interruptible) {
+                end(completed);
+            }
         }
     }
 
@@ -1788,7 +1810,15 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
             } finally {
                 end(completed);
             }
-        } catch (ClosedByInterruptException e) {
+        } catch (ClosedByInterruptException | java.nio.channels.FileLockInterruptionException e) {
+            // The interrupt closes this channel, as it closes the JDK's: the JDK's channel behind the lock began its
+            // own blocking call, so the interrupt closed that one only, and this channel would stay open with no
+            // lock, map or transfer through the JDK's working any more.
+            try {
+                close();
+            } catch (IOException closing) {
+                e.addSuppressed(closing);
+            }
             throw new java.nio.channels.FileLockInterruptionException(); // as the JDK's channel words it
         }
     }

@@ -660,6 +660,80 @@ abstract class HostileUseContract {
         assertTrue(TestFiles.openFds() <= before, "descriptors of dropped files: " + TestFiles.fdTargets().size());
     }
 
+    /**
+     * Buffers and segments an operation used are not kept once it ended and the caller dropped them: direct buffers
+     * of {@code allocateDirect} (whose segment's scope refers to the buffer) and automatic arenas (whose memory lives as
+     * long as their scope is reachable), read into and written from through futures and handlers.
+     */
+    @Test
+    void memoryAnOperationUsedIsNotKeptAfterIt() throws Exception {
+        Path p = file("kept", pattern(4096, 5));
+        List<java.lang.ref.WeakReference<Object>> used = new ArrayList<>();
+        try (AsyncFile f = open(p, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            for (int i = 0; i < 64; i++) {
+                ByteBuffer b = ByteBuffer.allocateDirect(4096);
+                assertEquals(4096, get(f.read(b, 0)));
+                b.flip();
+                assertEquals(4096, get(f.write(b, 0)));
+                used.add(new java.lang.ref.WeakReference<>(b));
+                Arena auto = Arena.ofAuto();
+                MemorySegment s = auto.allocate(4096);
+                assertEquals(4096, get(f.read(s, 0)));
+                CompletableFuture<Integer> done = new CompletableFuture<>();
+                f.read(s.asByteBuffer(), 0, null, TestFiles.into(done));
+                assertEquals(4096, get(done));
+                used.add(new java.lang.ref.WeakReference<>(auto));
+                used.add(new java.lang.ref.WeakReference<>(s));
+            }
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (used.stream().anyMatch(w -> w.get() != null) && System.nanoTime() < deadline) {
+            System.gc();
+            Thread.sleep(20);
+        }
+        assertEquals(0, used.stream().filter(w -> w.get() != null).count(), "buffers and arenas still reachable");
+    }
+
+    /**
+     * A copy that never ends by itself ({@code /dev/zero} to {@code /dev/null}, through the library's own buffer):
+     * {@code cancel} stops it, and so does closing its source; no thread goes on copying (a cancelled copy of a file
+     * went on to its end, and wrote over what the caller wrote to the target after the cancel and the close).
+     */
+    @Test
+    void aCancelledOrClosedCopyStops() throws Exception {
+        for (boolean byClose : new boolean[] {false, true}) {
+            AsyncFile zero = open(Path.of("/dev/zero"), StandardOpenOption.READ);
+            AsyncFile sink = open(Path.of("/dev/null"), StandardOpenOption.WRITE);
+            CompletableFuture<Long> copy = zero.transferTo(0, Long.MAX_VALUE, sink, 0);
+            awaitCopying(true);
+            if (byClose) {
+                zero.close();
+                Throwable e = failure(copy);
+                assertInstanceOf(AsynchronousCloseException.class, e);
+            } else {
+                assertTrue(copy.cancel(true));
+            }
+            awaitCopying(false);
+            zero.close();
+            sink.close();
+        }
+    }
+
+    /** Waits until some thread is (or no thread is any more) inside the library's copy. */
+    private static void awaitCopying(boolean copying) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (System.nanoTime() < deadline) {
+            boolean any = Thread.getAllStackTraces().values().stream().anyMatch(st -> java.util.Arrays.stream(st)
+                    .anyMatch(f -> f.getClassName().equals("io.github.uring4j.file.Copies")
+                            && f.getMethodName().equals("buffered")));
+            if (any == copying) {
+                return;
+            }
+            Thread.sleep(5); // polling a condition
+        }
+        throw new AssertionError(copying ? "the copy did not start" : "the copy went on after it was stopped");
+    }
+
     /** An operation in flight keeps its file reachable: a file dropped right after starting a read is not closed under it. */
     @Test
     void aFileWithAnOperationInFlightIsNotCollected() throws Exception {
@@ -819,6 +893,21 @@ abstract class HostileUseContract {
         IllegalArgumentException disabled = assertThrows(IllegalArgumentException.class,
                 () -> IoExecutor.builder().setupFlags(SetupFlag.R_DISABLED));
         assertTrue(disabled.getMessage().contains("R_DISABLED"), disabled.getMessage());
+        // a polled ring cannot open a file (every open failed with EINVAL, named an O_DIRECT problem)
+        IllegalArgumentException polled = assertThrows(IllegalArgumentException.class,
+                () -> IoExecutor.builder().setupFlags(SetupFlag.IOPOLL | SetupFlag.SINGLE_ISSUER));
+        assertTrue(polled.getMessage().contains("IOPOLL"), polled.getMessage());
+        // a ring of fewer than four entries could never take an operation of three (the loop spun and close hung)
+        for (int tooFew : new int[] {-1, 0, 1, 2, 3}) {
+            IllegalArgumentException few = assertThrows(IllegalArgumentException.class,
+                    () -> IoExecutor.builder().entries(tooFew));
+            assertTrue(few.getMessage().contains("4..32768"), few.getMessage());
+        }
+        try (IoExecutor smallest = builder().entries(4).build();
+                AsyncFile f = get(AsyncFile.open(smallest, p, StandardOpenOption.READ, StandardOpenOption.WRITE))) {
+            assertEquals(100, get(f.read(ByteBuffer.allocateDirect(100), 0)));
+            assertEquals(100, get(f.writeAndSync(ByteBuffer.wrap(pattern(100, 6)), 0)));
+        }
     }
 
     static <V> java.nio.channels.CompletionHandler<V, Object> ignoring() {

@@ -394,24 +394,52 @@ abstract class AsynchronousFileChannelContract {
         }
     }
 
-    /** AsynchronousFileChannel is not interruptible: an interrupted caller leaves it open and keeps its status. */
+    /**
+     * AsynchronousFileChannel is not interruptible: an interrupted caller, on a platform or a virtual thread, leaves it
+     * open and keeps its status ({@code force} of a virtual thread went through uring4j's ring, where the interrupt
+     * closed the channel).
+     */
     @Test
     void anInterruptedCallerLeavesTheChannelOpen() throws Exception {
         Path p = file("f", pattern(100, 13));
-        try (AsynchronousFileChannel ch = open(p, READ)) {
-            CompletableFuture<String> got = new CompletableFuture<>();
-            Thread.ofPlatform().start(() -> {
-                Thread.currentThread().interrupt();
-                Future<Integer> f = ch.read(ByteBuffer.allocate(10), 0);
-                String size = Conform.outcome(ch::size);
-                String force = Conform.outcomeOfStep(() -> ch.force(false));
-                boolean interrupted = Thread.interrupted();
-                String read = Conform.outcome(() -> f.get(Conform.WAIT_SECONDS, TimeUnit.SECONDS));
-                got.complete(size + " / " + force + " / " + read + " / interrupted=" + interrupted);
-            });
-            assertEquals("= 100 / = done / = 10 / interrupted=true", await(got));
-            assertTrue(ch.isOpen());
-            assertEquals(10, await(ch.read(ByteBuffer.allocate(10), 0)));
+        for (Thread.Builder threads : List.of(Thread.ofPlatform(), Thread.ofVirtual())) {
+            try (AsynchronousFileChannel ch = open(p, READ, WRITE)) {
+                CompletableFuture<String> got = new CompletableFuture<>();
+                threads.start(() -> {
+                    Thread.currentThread().interrupt();
+                    Future<Integer> f = ch.read(ByteBuffer.allocate(10), 0);
+                    String size = Conform.outcome(ch::size);
+                    String force = Conform.outcomeOfStep(() -> ch.force(false));
+                    String forceAll = Conform.outcomeOfStep(() -> ch.force(true));
+                    boolean interrupted = Thread.interrupted();
+                    String read = Conform.outcome(() -> f.get(Conform.WAIT_SECONDS, TimeUnit.SECONDS));
+                    got.complete(size + " / " + force + " / " + forceAll + " / " + read + " / interrupted="
+                            + interrupted);
+                });
+                assertEquals("= 100 / = done / = done / = 10 / interrupted=true", await(got), threads.toString());
+                assertTrue(ch.isOpen());
+                assertEquals(10, await(ch.read(ByteBuffer.allocate(10), 0)));
+            }
+        }
+    }
+
+    /**
+     * {@code cancel(true)} of a lock waiting for another process closes the channel, as the JDK's does
+     * ({@code AsynchronousChannel}: the operation "may be interrupted by closing the channel"), so no lock is taken
+     * behind the caller's back once the other process lets go (uring4j's wait went on, took the lock and kept it).
+     */
+    @Test
+    void cancellingAWaitingLockWithInterruptClosesTheChannel() throws Exception {
+        Path p = file("f", pattern(10, 14));
+        try (SecondProcess other = SecondProcess.start(); AsynchronousFileChannel ch = open(p, READ, WRITE)) {
+            assertEquals("HOLDING", other.ask("hold " + p));
+            Future<FileLock> waiting = ch.lock();
+            Conform.awaitLockWait();
+            assertTrue(waiting.cancel(true));
+            assertTrue(waiting.isCancelled());
+            assertFalse(ch.isOpen(), "cancel(true) closed the channel");
+            assertEquals("RELEASED", other.ask("release"));
+            assertEquals("ACQUIRED", other.ask("try " + p + " 0 10 false"), "the file is free");
         }
     }
 

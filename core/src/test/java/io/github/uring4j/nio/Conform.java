@@ -337,4 +337,37 @@ final class Conform {
         }
         return false;
     }
+
+    /** {@code fcntl}, by number, on the two architectures the project builds for. */
+    private static final int FCNTL = switch (System.getProperty("os.arch").toLowerCase(Locale.ROOT)) {
+        case "amd64", "x86_64" -> 72;
+        case "aarch64" -> 25;
+        default -> -1;
+    };
+
+    /**
+     * Waits until some thread of this process sits in an {@code fcntl} system call (a record lock that waits for
+     * another process: where the JDK's channel, and uring4j's through it, wait in {@code lock()}); fails when that does
+     * not happen within the bound.
+     */
+    static void awaitLockWait() throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+        while (System.nanoTime() < deadline) {
+            try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
+                for (Path task : (Iterable<Path>) tasks::iterator) {
+                    String[] f;
+                    try {
+                        f = Files.readString(task.resolve("syscall")).trim().split(" ");
+                    } catch (IOException e) {
+                        continue; // the thread ended meanwhile
+                    }
+                    if (f.length > 1 && !f[0].equals("running") && Integer.parseInt(f[0]) == FCNTL) {
+                        return;
+                    }
+                }
+            }
+            Thread.sleep(5); // polling a condition, not waiting instead of one
+        }
+        throw new AssertionError("no thread waited in fcntl within " + WAIT_SECONDS + " s");
+    }
 }

@@ -1927,6 +1927,131 @@ abstract class FileChannelContract {
         }
     }
 
+    /**
+     * An interrupt of a thread waiting in {@code lock()} for another process: {@code FileLockInterruptionException},
+     * and the channel is closed (uring4j's waits in the JDK's channel of a second descriptor, whose own interrupt
+     * handling closed only that one, and this channel stayed open with its locks and maps refused for good). A
+     * platform thread: the JDK's {@code interrupt()} of a virtual thread waiting there itself waits until the other
+     * process lets go (its carrier's {@code fcntl} is not signalled), on both channels.
+     */
+    @Test
+    void anInterruptWhileLockWaitsClosesTheChannel() throws Exception {
+        Path p = file("f", pattern(10, 72));
+        try (SecondProcess other = SecondProcess.start(); FileChannel ch = open(p, READ, WRITE)) {
+            assertEquals("HOLDING", other.ask("hold " + p));
+            CompletableFuture<FileLock> waiting = new CompletableFuture<>();
+            Thread t = Thread.ofPlatform().name("locker").start(() -> {
+                try {
+                    waiting.complete(ch.lock());
+                } catch (Throwable e) {
+                    waiting.completeExceptionally(e);
+                }
+            });
+            Conform.awaitLockWait();
+            t.interrupt();
+            Throwable e = Conform.failure(waiting);
+            assertInstanceOf(java.nio.channels.FileLockInterruptionException.class, e);
+            join(t, "the locker");
+            assertFalse(ch.isOpen(), "the interrupt closed the channel");
+            assertThrows(ClosedChannelException.class, () -> ch.read(ByteBuffer.allocate(1), 0));
+            assertEquals("RELEASED", other.ask("release"));
+        }
+    }
+
+    /**
+     * A blocking write to a FIFO writes all of its bytes, as {@code write(2)} of a blocking pipe does, however little
+     * the reader takes at a time: heap, direct and gathering writes of 1 MiB (uring4j's went through the ring, which
+     * ended each write with the 64 KiB the pipe held, and a caller that did not look at the count lost the rest).
+     */
+    @Test
+    void aBlockingWriteToAFifoWritesAllOfIt() throws Exception {
+        Path fifo = Conform.fifo(dir, "pipe");
+        byte[] data = pattern(1 << 20, 73);
+        for (int way = 0; way < 3; way++) {
+            CompletableFuture<byte[]> got = new CompletableFuture<>();
+            Thread reader = Thread.ofPlatform().start(() -> {
+                try (FileChannel r = FileChannel.open(fifo, READ)) {
+                    ByteArrayOutputStream all = new ByteArrayOutputStream();
+                    ByteBuffer b = ByteBuffer.allocate(4096);
+                    while (r.read(b.clear()) > 0) {
+                        all.write(b.array(), 0, b.position());
+                    }
+                    got.complete(all.toByteArray());
+                } catch (Throwable e) {
+                    got.completeExceptionally(e);
+                }
+            });
+            try (FileChannel w = open(fifo, WRITE)) {
+                long n = switch (way) {
+                    case 0 -> w.write(ByteBuffer.wrap(data));
+                    case 1 -> w.write(ByteBuffer.allocateDirect(data.length).put(data).flip());
+                    default -> w.write(new ByteBuffer[] {ByteBuffer.wrap(data, 0, data.length / 2),
+                            ByteBuffer.allocateDirect(data.length / 2).put(0, data, data.length / 2, data.length / 2)});
+                };
+                assertEquals(data.length, n, "way " + way);
+            }
+            assertArrayEquals(data, await(got), "way " + way);
+            join(reader, "the reader");
+        }
+    }
+
+    /**
+     * A file whose name is not valid UTF-8 (the platform's encoding here), as a directory listing gives it: the
+     * channel opens that file, and a truncating write replaces its bytes (uring4j encoded the path's string, whose
+     * invalid byte reads U+FFFD, and so opened, or created, another file).
+     */
+    @Test
+    void aFileWhoseNameIsNotValidInThePlatformEncodingIsTheOneOpened() throws Exception {
+        Path sub = Files.createDirectory(dir.resolve("names"));
+        Process mk = new ProcessBuilder("/bin/sh", "-c", "printf original > \"$(printf 'lat\\351')\"")
+                .directory(sub.toFile()).inheritIO().start();
+        assertEquals(0, mk.waitFor());
+        List<Path> listed;
+        try (var l = Files.list(sub)) {
+            listed = l.toList();
+        }
+        assertEquals(1, listed.size());
+        Path p = listed.get(0);
+        assertTrue(p.toString().contains("\uFFFD"), p.toString());
+        try (FileChannel ch = open(p, READ)) {
+            assertEquals("original", new String(read(ch, 0, 8), java.nio.charset.StandardCharsets.US_ASCII));
+        }
+        try (FileChannel ch = open(p, WRITE, TRUNCATE_EXISTING)) {
+            ch.write(ByteBuffer.wrap("changed".getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
+        }
+        try (var l = Files.list(sub)) {
+            assertEquals(1, l.count(), "no second file");
+        }
+        try (FileChannel jdk = FileChannel.open(p, READ)) {
+            assertEquals("changed", new String(read(jdk, 0, 7), java.nio.charset.StandardCharsets.US_ASCII));
+            assertEquals(7, jdk.size());
+        }
+    }
+
+    /**
+     * Direct buffers a channel read into and wrote from are not kept once the caller drops them (uring4j's cache of
+     * buffers' addresses held every {@code allocateDirect} buffer it saw, through its segment's scope).
+     */
+    @Test
+    void directBuffersAChannelUsedAreNotKept() throws Exception {
+        Path p = file("f", pattern(4096, 74));
+        List<java.lang.ref.WeakReference<ByteBuffer>> used = new ArrayList<>();
+        try (FileChannel ch = open(p, READ, WRITE)) {
+            for (int i = 0; i < 64; i++) {
+                ByteBuffer b = ByteBuffer.allocateDirect(4096);
+                assertEquals(4096, ch.read(b, 0));
+                assertEquals(4096, ch.write(b.flip(), 0));
+                used.add(new java.lang.ref.WeakReference<>(b));
+            }
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (used.stream().anyMatch(w -> w.get() != null) && System.nanoTime() < deadline) {
+            System.gc();
+            Thread.sleep(20);
+        }
+        assertEquals(0, used.stream().filter(w -> w.get() != null).count(), "buffers still reachable");
+    }
+
     @Test
     void aLockHeldByAnotherProcessIsWaitedFor() throws Exception {
         aLockHeldByAnotherProcessIsWaitedFor(Thread.ofPlatform());
