@@ -46,7 +46,7 @@ public abstract class FileHandle {
     protected FileHandle(IoBackend backend, OpenSpec spec, int fd, int memAlign, int offAlign) {
         this.backend = backend;
         this.path = spec.path();
-        this.cPath = spec.deleteOnClose() ? spec.cPath() : null; // kept for the unlink only
+        this.cPath = spec.deleteOnClose() ? spec.cPath() : null; // for the unlink only (deleteIfAsked)
         this.fd = fd;
         this.readable = spec.readable();
         this.writable = spec.writable();
@@ -55,6 +55,32 @@ public abstract class FileHandle {
         this.syncWrites = (spec.flags() & io.github.uring4j.linux.Uapi.O_DSYNC) != 0; // O_SYNC includes the bit
         this.memAlign = Math.max(1, memAlign);
         this.offAlign = Math.max(1, offAlign);
+    }
+
+    /**
+     * {@code DELETE_ON_CLOSE} as the JDK's channels make it on Linux: once the open succeeded, before the opener hears
+     * of it, the name goes; the file lives on until its descriptor closes. So the file is gone even when the program
+     * exits (or is killed) without closing it, and a close never deletes a file that took the name meanwhile (an unlink
+     * at close did both). A failure is logged, as the JDK ignores it. The threads backend calls this on its worker;
+     * an io_uring loop links an {@code UNLINKAT} to the open instead, made by an io-wq worker.
+     */
+    public void deleteIfAsked() {
+        if (!deleteOnClose) {
+            return;
+        }
+        try {
+            CallScratch sc = CallScratch.get();
+            int r = io.github.uring4j.linux.LeanCalls.unlink(sc.capture, cPath);
+            if (r < 0 && r != -io.github.uring4j.linux.Errno.ENOENT) {
+                Log.warn("DELETE_ON_CLOSE of " + path + " failed: " + io.github.uring4j.linux.Errno.name(-r));
+            }
+        } catch (IllegalStateException | LinkageError e) {
+            try {
+                java.nio.file.Files.deleteIfExists(java.nio.file.Path.of(path)); // native calls cannot be made here
+            } catch (java.io.IOException | RuntimeException failed) {
+                Log.warn("DELETE_ON_CLOSE of " + path + " failed: " + failed);
+            }
+        }
     }
 
     /** Requests that change the file, submitted and not ended yet: a sync made by its waiter must come after them. */

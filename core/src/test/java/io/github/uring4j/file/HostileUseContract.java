@@ -734,6 +734,31 @@ abstract class HostileUseContract {
         throw new AssertionError(copying ? "the copy did not start" : "the copy went on after it was stopped");
     }
 
+    /**
+     * {@code DELETE_ON_CLOSE} as the JDK's channels make it: the name is gone once the open returns (so an exit
+     * without {@code close()} leaves no file), the open file still reads and writes, and its close deletes nothing, not
+     * even a file created under the same name meanwhile (the library unlinked the path at close, which did both).
+     */
+    @Test
+    void deleteOnCloseUnlinksAtOpenAndTheCloseDeletesNothing() throws Exception {
+        for (FileOption extra : new FileOption[] {null, FileOption.REGISTERED}) {
+            Path p = dir.resolve("doc" + extra);
+            AsyncFile f = extra == null
+                    ? open(p, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE,
+                            StandardOpenOption.DELETE_ON_CLOSE)
+                    : open(p, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE,
+                            StandardOpenOption.DELETE_ON_CLOSE, extra);
+            assertFalse(Files.exists(p), "the name goes at the open");
+            assertEquals(5, get(f.write(ByteBuffer.wrap("hello".getBytes(StandardCharsets.US_ASCII)), 0)));
+            ByteBuffer b = ByteBuffer.allocate(5);
+            assertEquals(5, get(f.read(b, 0)));
+            assertEquals("hello", new String(b.array(), StandardCharsets.US_ASCII));
+            Files.writeString(p, "someone else's");
+            f.close();
+            assertEquals("someone else's", Files.readString(p), "the close deleted another file");
+        }
+    }
+
     /** An operation in flight keeps its file reachable: a file dropped right after starting a read is not closed under it. */
     @Test
     void aFileWithAnOperationInFlightIsNotCollected() throws Exception {

@@ -12,8 +12,6 @@ import io.github.uring4j.engine.RequestPool;
 import java.io.IOException;
 import java.nio.channels.AsynchronousCloseException;
 import java.nio.channels.InterruptedByTimeoutException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -237,6 +235,7 @@ public final class ThreadsBackend implements IoBackend {
         }
         if (opened != null) {
             t.markEnded();
+            opened.deleteIfAsked();
             r.opened(opened);
         } else {
             end(t, v, error);
@@ -374,13 +373,6 @@ public final class ThreadsBackend implements IoBackend {
         files.remove(f);
         IOException res = calls.close(f);
         f.markClosed();
-        if (f.deleteOnClose) {
-            try {
-                Files.deleteIfExists(Path.of(f.path));
-            } catch (IOException e) {
-                Log.warn("DELETE_ON_CLOSE of " + f.path + " failed: " + e);
-            }
-        }
         return res;
     }
 

@@ -1,12 +1,8 @@
 package io.github.uring4j.engine.uring;
 
-import io.github.uring4j.engine.Log;
 import io.github.uring4j.engine.Request;
-import io.github.uring4j.linux.Errno;
 import java.io.IOException;
 import java.nio.channels.AsynchronousCloseException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 
 /**
  * The close of a file, and of every file at shutdown. A close never waits for a slot or an in-flight limit:
@@ -112,9 +108,6 @@ final class Closer {
             loop.encoder.giveFixed(f.fixedSlot);
         }
         int fdRes = s.res[Slot.CLOSE_FD];
-        if (f.deleteOnClose && s.res[Slot.UNLINK] < 0 && s.res[Slot.UNLINK] != -Errno.ENOENT) {
-            Log.warn("DELETE_ON_CLOSE of " + f.path + " failed: " + Errno.name(-s.res[Slot.UNLINK]));
-        }
         loop.release(s);
         if (fdRes < 0) {
             r.fail(loop.config.errors.error(-fdRes, "CLOSE", f.path, -1, false));
@@ -160,12 +153,5 @@ final class Closer {
         f.awaitUnpinned();
         loop.sys.close(f.fd);
         f.markClosed();
-        if (f.deleteOnClose) {
-            try {
-                Files.deleteIfExists(Path.of(f.path));
-            } catch (IOException e) {
-                Log.warn("DELETE_ON_CLOSE of " + f.path + " failed: " + e);
-            }
-        }
     }
 }

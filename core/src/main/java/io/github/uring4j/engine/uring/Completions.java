@@ -185,6 +185,10 @@ final class Completions implements CqeHandler {
                 opened(s, r, -1, 4096, 4096);
             }
             case Encoder.OPEN_DETAILS -> {
+                int unlinked = s.res[Slot.UNLINK];
+                if (spec.deleteOnClose() && unlinked < 0 && unlinked != -Errno.ENOENT) {
+                    Log.warn("DELETE_ON_CLOSE of " + spec.path() + " failed: " + Errno.name(-unlinked));
+                }
                 int fixed = -1;
                 if (s.fixed >= 0) {
                     if (s.res[Slot.FILES] == 1) {

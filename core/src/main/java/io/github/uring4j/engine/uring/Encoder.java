@@ -24,7 +24,10 @@ import java.util.Arrays;
  * it is claimed, so a failure half-way still waits for the entries that did reach the kernel. Loop thread only.
  */
 final class Encoder {
-    /** Most entries one slot prepares at once (write + fsync, read + timeout, close slot + close fd + unlink). */
+    /**
+     * Most entries one slot prepares at once: two today (write + fsync, read + timeout, close slot + close fd), and
+     * one to spare.
+     */
     static final int MAX_ENTRIES = 3;
 
     /** Open stages (see {@link Completions}). */
@@ -429,6 +432,10 @@ final class Encoder {
                     s.fds.set(ValueLayout.JAVA_INT, 0, s.fd);
                     count(ring.nextSqe().filesUpdate(s.fds, 1, s.fixed), s, Slot.FILES);
                 }
+                if (spec.deleteOnClose()) {
+                    // as the JDK's channels: the name goes once the file is open (see FileHandle.deleteIfAsked)
+                    count(ring.nextSqe().unlinkat(At.FDCWD, s.path(spec), 0), s, Slot.UNLINK);
+                }
             }
             case OPEN_DISCARD -> {
                 // Nobody will get this file: close what did open.
@@ -487,10 +494,13 @@ final class Encoder {
         return ring.nextSqe().read(t, r.address, r.length, 0);
     }
 
-    /** True when the open needs its second stage (alignment from statx, a registered slot). */
+    /**
+     * True when the open needs its second stage (alignment from statx, a registered slot, the unlink of a
+     * {@code DELETE_ON_CLOSE} file, which io_uring makes on an io-wq worker).
+     */
     boolean openNeedsDetails(Slot s, OpenSpec spec) {
         s.fixed = spec.registered() ? takeFixed() : -1;
-        return spec.direct() || s.fixed >= 0;
+        return spec.direct() || s.fixed >= 0 || spec.deleteOnClose();
     }
 
     private void close(Slot s, UringFile f) {
@@ -502,8 +512,5 @@ final class Encoder {
             count(ring.nextSqe().closeFixed(f.fixedSlot), s, Slot.MAIN);
         }
         count(ring.nextSqe().close(f.fd), s, Slot.CLOSE_FD);
-        if (f.deleteOnClose) {
-            count(ring.nextSqe().unlinkat(At.FDCWD, f.cPath, 0), s, Slot.UNLINK);
-        }
     }
 }

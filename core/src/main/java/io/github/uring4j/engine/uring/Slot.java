@@ -22,6 +22,7 @@ final class Slot {
     static final int STATX = 4;
     static final int FILES = 5;
     static final int CLOSE_FD = 6;
+    /** The unlink of a {@code DELETE_ON_CLOSE} file, right after its open. */
     static final int UNLINK = 7;
     static final int SUBS = 8;
 
