@@ -574,8 +574,16 @@ public final class IoUring implements AutoCloseable {
         registrar.files(fds);
     }
 
-    /** Registers an empty fixed file table of {@code count} slots ({@code IORING_RSRC_REGISTER_SPARSE}, 5.19). */
+    /**
+     * Registers an empty fixed file table of {@code count} slots ({@code IORING_RSRC_REGISTER_SPARSE}, 5.19).
+     *
+     * @throws IllegalArgumentException when {@code count} is not positive (the kernel reads it as unsigned and says
+     *                                  {@code EMFILE}, as if too many were asked)
+     */
     public void registerFilesSparse(int count) throws UringException {
+        if (count <= 0) {
+            throw new IllegalArgumentException("a sparse file table needs at least one slot: " + count);
+        }
         registrar.filesSparse(count);
     }
 
@@ -742,6 +750,11 @@ public final class IoUring implements AutoCloseable {
         Thread o = owner;
         if (Thread.currentThread() != o && o.isAlive()) {
             throw new WrongThreadException("io_uring ring is owned by " + o + ", not " + Thread.currentThread());
+        }
+        if (reaping) {
+            // reap() goes on reading the completion queue and moving its head after the handler returns
+            throw new IllegalStateException("close() called from inside a CqeHandler: close the ring after reap()"
+                    + " returns");
         }
         closed = true;
         cleanable.clean();

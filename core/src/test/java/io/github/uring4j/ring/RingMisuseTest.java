@@ -206,5 +206,22 @@ class RingMisuseTest {
         IllegalStateException e = assertThrows(IllegalStateException.class,
                 () -> IoUring.options().attachWq(closed));
         assertTrue(e.getMessage().contains("closed"), e.getMessage());
+        try (IoUring ring = IoUring.open(8)) {
+            // the kernel reads the count as unsigned and said EMFILE
+            for (int bad : new int[] {-1, 0}) {
+                IllegalArgumentException sparse = assertThrows(IllegalArgumentException.class,
+                        () -> ring.registerFilesSparse(bad));
+                assertTrue(sparse.getMessage().contains("at least one slot"), sparse.getMessage());
+            }
+            ring.registerFilesSparse(2);
+            // a handler closing its ring: refused with the reason (reap read the freed queue: "Already closed")
+            ring.nextSqe().nop().userData(1);
+            ring.submitAndWait(1);
+            IllegalStateException inReap = assertThrows(IllegalStateException.class,
+                    () -> ring.reap((ud, res, flags) -> ring.close()));
+            assertTrue(inReap.getMessage().contains("inside a CqeHandler"), inReap.getMessage());
+            ring.nextSqe().nop().userData(2);
+            assertEquals(1, ring.submitAndWait(1));
+        }
     }
 }
