@@ -101,7 +101,7 @@ final class Copies {
             Throwable failure = null;
             try (Arena a = Arena.ofConfined()) {
                 done = copy(a, inFd, position, outFd, targetPosition, count, from.handle, to.handle,
-                        () -> result.isDone() || !in.isOpen() || !out.isOpen());
+                        result::isCancelled);
             } catch (Throwable t) {
                 failure = t;
             } finally {
@@ -124,12 +124,9 @@ final class Copies {
         return result;
     }
 
-    /**
-     * What a copy stopped before its end says: a file closed under it, as other operations of a closing file fail (a
-     * cancelled copy's future is done already, and takes no result).
-     */
-    private static IOException stopped() {
-        return new java.nio.channels.AsynchronousCloseException();
+    /** What a cancelled copy ends with (its future is cancelled already, and takes no other result). */
+    private static java.util.concurrent.CancellationException stopped() {
+        return new java.util.concurrent.CancellationException("the copy was cancelled");
     }
 
     /** What an {@code EINVAL} of an {@code O_DIRECT} file means in a copy. */
@@ -141,8 +138,9 @@ final class Copies {
     /**
      * Copies on this thread; the bytes copied (fewer than {@code count} when the source ends first). The copy goes in
      * calls of at most {@link #CALL} bytes and stops before the next once {@code stopped} says so (its future was
-     * cancelled, or either file closed): a cancelled copy of 1 GiB went on to its end, and wrote over what the caller
-     * wrote to the target after the cancel and the close. The call in progress still ends (a few milliseconds).
+     * cancelled): a cancelled copy of 1 GiB went on to its end, and wrote over what the caller wrote to the target
+     * after the cancel. The call in progress still ends (a few milliseconds). Closing the files does not stop it: the
+     * copy has descriptors of its own, and ends as started.
      */
     private static long copy(Arena a, int in, long inPos, int out, long outPos, long count, FileHandle from,
             FileHandle to, java.util.function.BooleanSupplier stopped) throws IOException {

@@ -696,26 +696,19 @@ abstract class HostileUseContract {
 
     /**
      * A copy that never ends by itself ({@code /dev/zero} to {@code /dev/null}, through the library's own buffer):
-     * {@code cancel} stops it, and so does closing its source; no thread goes on copying (a cancelled copy of a file
-     * went on to its end, and wrote over what the caller wrote to the target after the cancel and the close).
+     * {@code cancel} stops it, and no thread goes on copying (a cancelled copy of a file went on to its end, and wrote
+     * over what the caller wrote to the target after the cancel). Closing the files does not stop a copy: it has
+     * descriptors of its own ({@code AsyncFileContract.transferToSurvivesClosingBothFilesAndLeaksNoDescriptor}).
      */
     @Test
-    void aCancelledOrClosedCopyStops() throws Exception {
-        for (boolean byClose : new boolean[] {false, true}) {
-            AsyncFile zero = open(Path.of("/dev/zero"), StandardOpenOption.READ);
-            AsyncFile sink = open(Path.of("/dev/null"), StandardOpenOption.WRITE);
+    void aCancelledCopyStops() throws Exception {
+        try (AsyncFile zero = open(Path.of("/dev/zero"), StandardOpenOption.READ);
+                AsyncFile sink = open(Path.of("/dev/null"), StandardOpenOption.WRITE)) {
             CompletableFuture<Long> copy = zero.transferTo(0, Long.MAX_VALUE, sink, 0);
             awaitCopying(true);
-            if (byClose) {
-                zero.close();
-                Throwable e = failure(copy);
-                assertInstanceOf(AsynchronousCloseException.class, e);
-            } else {
-                assertTrue(copy.cancel(true));
-            }
+            assertTrue(copy.cancel(true));
             awaitCopying(false);
-            zero.close();
-            sink.close();
+            assertTrue(copy.isCancelled());
         }
     }
 
