@@ -642,7 +642,8 @@ public final class IoUring implements AutoCloseable {
 
     /**
      * Registers the ring's own descriptor (5.18): later {@code io_uring_enter} calls pass its index instead of the
-     * fd and skip the fd-table lookup. Returns the index.
+     * fd and skip the fd-table lookup. Returns the index. The index is the calling thread's (a table of 16 per
+     * thread): {@link #handOff} and {@link #close()} on the owner's thread unregister it again.
      */
     public int registerRingFd() throws UringException {
         if (registeredRingIndex >= 0) {
@@ -660,6 +661,29 @@ public final class IoUring implements AutoCloseable {
             enterFd = registeredRingIndex;
             enterFlags |= Uapi.IORING_ENTER_REGISTERED_RING;
             return registeredRingIndex;
+        }
+    }
+
+    /**
+     * Gives the registered index back ({@code IORING_UNREGISTER_RING_FDS}) and enters by descriptor again. Owner's
+     * thread only: the index is in its table. Before, a ring handed to another thread entered with an index of the
+     * old owner's table (EINVAL, or another ring's entries when the new owner had registered one of its own there),
+     * and closed rings kept their slots until the thread ended: the 17th registration said EBUSY.
+     */
+    private void unregisterRingFd() {
+        int index = registeredRingIndex;
+        if (index < 0) {
+            return;
+        }
+        registeredRingIndex = -1;
+        enterFd = ringFd;
+        enterFlags &= ~Uapi.IORING_ENTER_REGISTERED_RING;
+        try (Arena tmp = Arena.ofConfined()) {
+            MemorySegment u = tmp.allocate(IoUringRsrc.RSRC_UPDATE2);
+            u.set(JAVA_INT, IoUringRsrc.RSRC_UPDATE2_OFFSET, index);
+            registrar.register("IORING_UNREGISTER_RING_FDS", Uapi.IORING_UNREGISTER_RING_FDS, u, 1);
+        } catch (UringException e) {
+            // the slot stays taken until the thread ends; the ring itself enters by descriptor from now on
         }
     }
 
@@ -687,6 +711,7 @@ public final class IoUring implements AutoCloseable {
         if (newOwner.getState() == Thread.State.TERMINATED) {
             throw new IllegalArgumentException("cannot hand the ring to " + newOwner + ": the thread has ended");
         }
+        unregisterRingFd(); // its index is this thread's
         boolean cqFollows = completionOwner == owner;
         owner = newOwner;
         if (cqFollows) {
@@ -755,6 +780,9 @@ public final class IoUring implements AutoCloseable {
             // reap() goes on reading the completion queue and moving its head after the handler returns
             throw new IllegalStateException("close() called from inside a CqeHandler: close the ring after reap()"
                     + " returns");
+        }
+        if (Thread.currentThread() == o) {
+            unregisterRingFd();
         }
         closed = true;
         cleanable.clean();

@@ -10,10 +10,17 @@ import java.lang.foreign.MemorySegment;
 public final class IoVecArray {
     private final MemorySegment iovecs;
     private final int capacity;
+    /**
+     * The scope of each entry's buffer when it was set from a segment (null for a raw address): an encoder checks
+     * them again, since an arena closed between {@code set} and the submission would have the kernel write into freed
+     * memory (a {@code readv} into buffers of a closed shared arena aborted the JVM in {@code malloc}).
+     */
+    private final MemorySegment.Scope[] scopes;
 
     private IoVecArray(MemorySegment iovecs, int capacity) {
         this.iovecs = iovecs;
         this.capacity = capacity;
+        this.scopes = new MemorySegment.Scope[capacity];
     }
 
     /** Room for {@code capacity} buffers, allocated in {@code arena}. */
@@ -32,15 +39,23 @@ public final class IoVecArray {
         if (!buffer.scope().isAlive()) {
             throw new IllegalStateException("iovec buffer belongs to a closed arena");
         }
-        return set(index, buffer.address(), buffer.byteSize());
+        write(index, buffer.address(), buffer.byteSize());
+        scopes[index] = buffer.scope();
+        return this;
     }
 
-    /** Entry {@code index} describes {@code length} bytes at {@code address}. */
+    /** Entry {@code index} describes {@code length} bytes at {@code address} (the caller's to keep valid). */
     public IoVecArray set(int index, long address, long length) {
+        write(index, address, length);
+        scopes[index] = null;
+        return this;
+    }
+
+    private void write(int index, long address, long length) {
+        java.util.Objects.checkIndex(index, capacity);
         long b = (long) index * Iovec.LAYOUT.byteSize();
         iovecs.set(JAVA_LONG, b + Iovec.BASE, address);
         iovecs.set(JAVA_LONG, b + Iovec.LEN, length);
-        return this;
     }
 
     public int capacity() {
@@ -63,6 +78,12 @@ public final class IoVecArray {
     long address(int count) {
         if (count < 0 || count > capacity) {
             throw new IllegalArgumentException("iovec count " + count + " outside 0.." + capacity);
+        }
+        for (int i = 0; i < count; i++) {
+            MemorySegment.Scope s = scopes[i];
+            if (s != null && !s.isAlive()) {
+                throw new IllegalStateException("iovec buffer " + i + " belongs to a closed arena");
+            }
         }
         return iovecs.address();
     }

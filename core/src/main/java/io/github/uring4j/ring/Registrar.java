@@ -22,6 +22,12 @@ final class Registrar {
     private final int ringFd;
     /** Registered buffers as {base, length} pairs; null when none. */
     private long[] fixedBuffers;
+    /**
+     * The scope of each registered buffer (null for an empty slot): a fixed transfer into a buffer whose arena was
+     * closed is refused. The kernel keeps the old pages pinned, so nothing crashes, but a segment of a new arena at the
+     * same address passed the range check and its read went into the old pages: a silent read of nothing.
+     */
+    private MemorySegment.Scope[] fixedScopes;
 
     Registrar(IoUring ring, Syscalls sys, int ringFd) {
         this.ring = ring;
@@ -83,7 +89,9 @@ final class Registrar {
             MemorySegment iov = iovecs(tmp, buffers, false);
             register("IORING_REGISTER_BUFFERS", Uapi.IORING_REGISTER_BUFFERS, iov, buffers.length);
             long[] ranges = new long[2 * buffers.length];
-            fill(ranges, 0, buffers);
+            MemorySegment.Scope[] scopes = new MemorySegment.Scope[buffers.length];
+            fill(ranges, scopes, 0, buffers);
+            fixedScopes = scopes;
             fixedBuffers = ranges;
         }
     }
@@ -98,6 +106,7 @@ final class Registrar {
             r.set(JAVA_INT, IoUringRsrc.RSRC_REGISTER_NR, count);
             r.set(JAVA_INT, IoUringRsrc.RSRC_REGISTER_FLAGS, IoUringRsrc.REGISTER_SPARSE);
             register("IORING_REGISTER_BUFFERS2 (sparse)", Uapi.IORING_REGISTER_BUFFERS2, r, (int) r.byteSize());
+            fixedScopes = new MemorySegment.Scope[count];
             fixedBuffers = new long[2 * count];
         }
     }
@@ -146,7 +155,7 @@ final class Registrar {
                 }
                 throw e;
             }
-            fill(bufs, offset, buffers);
+            fill(bufs, fixedScopes, offset, buffers);
         }
     }
 
@@ -176,17 +185,19 @@ final class Registrar {
         return iov;
     }
 
-    private static void fill(long[] ranges, int offset, MemorySegment[] buffers) {
+    private static void fill(long[] ranges, MemorySegment.Scope[] scopes, int offset, MemorySegment[] buffers) {
         for (int i = 0; i < buffers.length; i++) {
             boolean empty = buffers[i].byteSize() == 0;
             ranges[2 * (offset + i)] = empty ? 0 : buffers[i].address();
             ranges[2 * (offset + i) + 1] = buffers[i].byteSize();
+            scopes[offset + i] = empty ? null : buffers[i].scope();
         }
     }
 
     void unregisterBuffers() throws UringException {
         register("IORING_UNREGISTER_BUFFERS", Uapi.IORING_UNREGISTER_BUFFERS, MemorySegment.NULL, 0);
         fixedBuffers = null;
+        fixedScopes = null;
     }
 
     void eventFd(int eventFd) throws UringException {
@@ -212,10 +223,17 @@ final class Registrar {
         if (end == base) {
             throw new IllegalArgumentException("registered buffer slot " + index + " is empty");
         }
-        if (address < base || length < 0 || address + length > end) {
+        if (address < base || length < 0 || address > end || length > end - address) { // no overflow of address + length
             throw new IllegalArgumentException("0x" + Long.toHexString(address) + " + " + length
                     + " bytes lies outside registered buffer " + index + " (0x" + Long.toHexString(base) + " + "
                     + (end - base) + ")");
+        }
+        MemorySegment.Scope[] scopes = fixedScopes;
+        MemorySegment.Scope scope = scopes == null || index >= scopes.length ? null : scopes[index];
+        if (scope != null && !scope.isAlive()) {
+            throw new IllegalStateException("registered buffer " + index + " belongs to a closed arena: the kernel"
+                    + " still holds its old pages, so a transfer would not reach memory allocated there since;"
+                    + " update the slot (updateBuffers) or register the buffers again");
         }
     }
 }

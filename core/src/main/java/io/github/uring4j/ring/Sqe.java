@@ -6,6 +6,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import io.github.uring4j.linux.IoUringSqe;
+import io.github.uring4j.linux.KernelTimespec;
 import io.github.uring4j.linux.Uapi;
 import java.lang.foreign.MemorySegment;
 
@@ -73,6 +74,9 @@ public final class Sqe {
 
     /** Writes every field of a 64-byte entry (those the opcode does not use are zero), then claims it. */
     private Sqe prep(int opcode, int fd, long addr, int len, long off) {
+        // the owner's, as nextSqe(): another thread's encoder would claim the entry without any ordering, and a
+        // closed ring's entries are freed memory
+        ring.checkOwner();
         if (state != ARMED) {
             throw new IllegalStateException(state == ENCODED
                     ? "this entry is already encoded: call nextSqe() for the next one"
@@ -103,6 +107,7 @@ public final class Sqe {
 
     /** Throws unless an encoder has just written this entry (modifiers adjust that entry only). */
     private void checkEncoded() {
+        ring.checkOwner();
         if (state != ENCODED) {
             throw new IllegalStateException("no encoded entry to modify: call nextSqe() and an encoder first");
         }
@@ -125,6 +130,16 @@ public final class Sqe {
             throw reject(new IllegalStateException(what + " belongs to a closed arena: its memory is freed"));
         }
         return m.address();
+    }
+
+    /** A {@code struct __kernel_timespec} (16 bytes, {@link Timespec}): the kernel reads all of it. */
+    private long timespec(MemorySegment m) {
+        long a = addr(m, "timespec");
+        if (m.byteSize() < KernelTimespec.LAYOUT.byteSize()) {
+            throw reject(new IllegalArgumentException("timespec of " + m.byteSize() + " bytes: the kernel reads "
+                    + KernelTimespec.LAYOUT.byteSize() + " (Timespec.allocate)"));
+        }
+        return a;
     }
 
     /** A raw-address transfer: a length the kernel would take as huge, or a null address, is refused. */
@@ -161,7 +176,7 @@ public final class Sqe {
         }
         try {
             return iovecs.address(count);
-        } catch (IllegalArgumentException e) {
+        } catch (IllegalArgumentException | IllegalStateException e) {
             throw reject(e);
         }
     }
@@ -450,7 +465,7 @@ public final class Sqe {
      * {@code timespec}, or with 0 once {@code count} other completions arrived (0: time only).
      */
     public Sqe timeout(MemorySegment timespec, int count, int timeoutFlags) {
-        prep(Uapi.IORING_OP_TIMEOUT, -1, addr(timespec, "timespec"), 1, count);
+        prep(Uapi.IORING_OP_TIMEOUT, -1, timespec(timespec), 1, count);
         sqes.set(JAVA_INT, base + IoUringSqe.OP_FLAGS, timeoutFlags);
         return this;
     }
@@ -460,7 +475,7 @@ public final class Sqe {
      * within the timespec. Prepare it right after that entry.
      */
     public Sqe linkTimeout(MemorySegment timespec, int timeoutFlags) {
-        prep(Uapi.IORING_OP_LINK_TIMEOUT, -1, addr(timespec, "timespec"), 1, 0);
+        prep(Uapi.IORING_OP_LINK_TIMEOUT, -1, timespec(timespec), 1, 0);
         sqes.set(JAVA_INT, base + IoUringSqe.OP_FLAGS, timeoutFlags);
         return this;
     }

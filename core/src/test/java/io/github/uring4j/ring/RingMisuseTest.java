@@ -224,4 +224,103 @@ class RingMisuseTest {
             assertEquals(1, ring.submitAndWait(1));
         }
     }
+
+    /**
+     * Memory a ring keeps the address of, freed before the entry that uses it: an iovec entry set from a segment whose
+     * arena closed since (a {@code readv} of {@code /dev/urandom} into such buffers aborted the JVM in {@code malloc}),
+     * and a registered buffer whose arena closed (a fixed read into a new arena at the same address went into the old
+     * pinned pages: a silent read of nothing). Both refused; a fixed range whose end overflows is refused too.
+     */
+    @Test
+    void memoryFreedAfterItWasGivenToTheRingIsRefused() throws Exception {
+        Path p = dir.resolve("freed");
+        Files.write(p, new byte[8192]);
+        int fd = Rings.open(p, OpenFlag.RDONLY | OpenFlag.CLOEXEC, 0);
+        try (IoUring ring = IoUring.open(8); Arena arena = Arena.ofConfined()) {
+            FileTarget t = FileTarget.fd(fd);
+            IoVecArray iov = IoVecArray.allocate(arena, 2);
+            iov.set(0, arena.allocate(4096));
+            Arena gone = Arena.ofShared();
+            iov.set(1, gone.allocate(4096));
+            gone.close();
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> ring.nextSqe().readv(t, iov, 2, 0));
+            assertTrue(e.getMessage().contains("iovec buffer 1"), e.getMessage());
+            assertEquals(0, ring.sqPending());
+            ring.nextSqe().readv(t, iov, 1, 0).userData(1); // the live first entry alone is fine
+            assertEquals(4096, one(ring).res());
+
+            Arena registeredArena = Arena.ofShared();
+            MemorySegment registered = registeredArena.allocate(4096, 4096);
+            ring.registerBuffers(registered);
+            long address = registered.address();
+            registeredArena.close();
+            IllegalStateException stale = assertThrows(IllegalStateException.class,
+                    () -> ring.nextSqe().readFixed(t, address, 4096, 0, 0));
+            assertTrue(stale.getMessage().contains("closed arena"), stale.getMessage());
+            assertThrows(IllegalArgumentException.class,
+                    () -> ring.nextSqe().readFixed(t, Long.MAX_VALUE - 10, 4096, 0, 0));
+            assertEquals(0, ring.sqPending());
+            ring.unregisterBuffers();
+        } finally {
+            Rings.close(fd);
+        }
+    }
+
+    /**
+     * An {@code Sqe} is its ring owner's: another thread's encoder or modifier is refused (it claimed the entry with an
+     * unsynchronised tail); a timespec shorter than the kernel's 16 bytes is refused (the kernel read past it).
+     */
+    @Test
+    void entriesAreTheOwnersAndTimespecsWhole() throws Exception {
+        try (IoUring ring = IoUring.open(8); Arena arena = Arena.ofConfined()) {
+            Sqe s = ring.nextSqe();
+            AtomicReference<Throwable> other = new AtomicReference<>();
+            Thread t = Thread.ofPlatform().start(() -> {
+                try {
+                    s.nop();
+                } catch (Throwable e) {
+                    other.set(e);
+                }
+            });
+            t.join();
+            assertTrue(other.get() instanceof WrongThreadException, String.valueOf(other.get()));
+            assertEquals(0, ring.sqPending());
+            IllegalArgumentException small = assertThrows(IllegalArgumentException.class,
+                    () -> ring.nextSqe().timeout(arena.allocate(4), 0, 0));
+            assertTrue(small.getMessage().contains("16"), small.getMessage());
+            assertEquals(0, ring.sqPending());
+        }
+    }
+
+    /**
+     * A registered ring descriptor is an index in the registering thread's table of 16: closing the ring gives it back
+     * (the 17th ring of a thread said EBUSY), and handing the ring to another thread enters by descriptor again (the
+     * new owner entered with the old owner's index: EINVAL, or another ring's entries).
+     */
+    @Test
+    void registeredRingDescriptorsAreGivenBack() throws Exception {
+        for (int i = 0; i < 40; i++) {
+            try (IoUring ring = IoUring.open(4)) {
+                ring.registerRingFd();
+                ring.nextSqe().nop().userData(i);
+                assertEquals(i, one(ring).userData());
+            }
+        }
+        IoUring ring = IoUring.open(4);
+        ring.registerRingFd();
+        AtomicReference<Object> result = new AtomicReference<>();
+        Thread t = Thread.ofPlatform().unstarted(() -> {
+            try {
+                ring.nextSqe().nop().userData(77);
+                result.set(one(ring).userData());
+                ring.close();
+            } catch (Throwable e) {
+                result.set(e);
+            }
+        });
+        ring.handOff(t);
+        t.start();
+        t.join();
+        assertEquals(77L, result.get());
+    }
 }
