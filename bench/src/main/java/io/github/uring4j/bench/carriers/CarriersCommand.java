@@ -69,7 +69,7 @@ public final class CarriersCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (seconds <= 0 || seconds > 3600 || rounds < 1 || rounds > 100 || writers < 1 || writers > 10_000
+        if (!(seconds > 0 && seconds <= 3600) || rounds < 1 || rounds > 100 || writers < 1 || writers > 10_000
                 || bigMiB < 1 || bigMiB > 1024) {
             throw new UsageError("--seconds must be over 0 and at most 3600, --rounds 1 to 100, --writers 1 to 10,000, "
                     + "--big 1 to 1024 (MiB)");

@@ -29,11 +29,12 @@ public final class Generator {
             long free = Files.getFileStore(dir).getUsableSpace();
             long margin = Math.max(256L << 20, bytes / 10);
             if (free < bytes + margin) {
-                throw new UsageError("not enough disk space in " + dir + ": need " + Sizes.format(bytes) + " (+"
-                        + Sizes.format(margin) + " margin), " + (free >> 20) + " MiB free");
+                throw new UsageError("not enough disk space in " + dir + ": need " + (bytes >> 20) + " MiB (+"
+                        + (margin >> 20) + " MiB margin), " + (free >> 20) + " MiB free");
             }
         } catch (IOException e) {
-            throw new UsageError("cannot use " + dir + ": " + e.getMessage());
+            // an AccessDeniedException's message is the path alone
+            throw new UsageError("cannot use " + dir + ": " + e.getClass().getSimpleName() + " " + e.getMessage());
         }
     }
 

@@ -54,6 +54,13 @@ public final class FioCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (!(duration >= 0.1 && duration <= 86_400) || depth < 1 || depth > 32768 || threads < 1 || threads > 1024) {
+            throw new UsageError("--duration must be 0.1 to 86400 seconds, --depth 1 to 32768 (io_uring's entries per"
+                    + " ring), --threads 1 to 1024");
+        }
+        if (!List.of("keep", "warm", "cold").contains(cache)) {
+            throw new UsageError("--cache must be keep, warm or cold, not '" + cache + "'");
+        }
         String fio = Fio.find();
         if (fio == null) {
             throw new UsageError("fio is not installed (apt-get install fio)");

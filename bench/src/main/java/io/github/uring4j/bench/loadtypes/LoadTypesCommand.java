@@ -124,6 +124,9 @@ public final class LoadTypesCommand implements Callable<Integer> {
         if (!(warmUp >= 0) || warmUp > 3600) {
             throw new UsageError("--warm-up must be 0..3600 seconds");
         }
+        if (!(minTime >= 0) || minTime > 3600) {
+            throw new UsageError("--min-time must be 0..3600 seconds");
+        }
         if (!cache.equals("warm") && !cache.equals("cold")) {
             throw new UsageError("--cache must be warm or cold");
         }
