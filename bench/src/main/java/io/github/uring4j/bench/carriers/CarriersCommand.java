@@ -1,6 +1,7 @@
 package io.github.uring4j.bench.carriers;
 
 import io.github.uring4j.bench.UsageError;
+import io.github.uring4j.bench.common.ExitCleanup;
 import io.github.uring4j.bench.common.Result;
 import io.github.uring4j.bench.common.ResultFile;
 import io.github.uring4j.nio.UringFiles;
@@ -83,7 +84,8 @@ public final class CarriersCommand implements Callable<Integer> {
                         System.err.printf(Locale.ROOT, "carriers: round %d of %d, %s%n", round + 1, rounds, which);
                     }
                     turns.computeIfAbsent(which, k -> new ArrayList<>())
-                            .add(turn(which, dir.resolve("carriers-" + which + ".bin"), (byte) (round * 2 + 1)));
+                            .add(turn(which, ExitCleanup.register(dir.resolve("carriers-" + which + ".bin")),
+                                    (byte) (round * 2 + 1)));
                 }
             }
         } finally {

@@ -1,6 +1,7 @@
 package io.github.uring4j.bench.loadtypes;
 
 import io.github.uring4j.bench.UsageError;
+import io.github.uring4j.bench.common.ExitCleanup;
 import io.github.uring4j.bench.common.PageCache;
 import io.github.uring4j.bench.common.Progress;
 import io.github.uring4j.bench.common.Result;
@@ -162,7 +163,10 @@ public final class LoadTypesCommand implements Callable<Integer> {
             BlockData.fill(pattern, 0, LoadSpec.PATTERN_FILE_ID, 0, seq);
             for (long size : sz) {
                 Path file = dir.resolve("load-" + Sizes.format(size) + ".bin");
-                Path append = dir.resolve("append-" + Sizes.format(size) + ".bin");
+                Path append = ExitCleanup.register(dir.resolve("append-" + Sizes.format(size) + ".bin"));
+                if (!keepFiles) {
+                    ExitCleanup.register(file);
+                }
                 writePatternFile(file, size, pattern);
                 try {
                     if (size == sz.get(0) && warmUp > 0) {

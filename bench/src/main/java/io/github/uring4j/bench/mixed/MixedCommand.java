@@ -1,6 +1,7 @@
 package io.github.uring4j.bench.mixed;
 
 import io.github.uring4j.bench.UsageError;
+import io.github.uring4j.bench.common.ExitCleanup;
 import io.github.uring4j.bench.common.Result;
 import io.github.uring4j.bench.common.ResultFile;
 import io.github.uring4j.nio.UringFiles;
@@ -155,7 +156,7 @@ public final class MixedCommand implements Callable<Integer> {
     long[] turn(String which, int[] kinds, double turnSeconds) throws Exception {
         List<Path> files = new ArrayList<>();
         for (int i = 0; i < FILES; i++) {
-            Path p = dir.resolve("mixed-" + i + ".bin");
+            Path p = ExitCleanup.register(dir.resolve("mixed-" + i + ".bin"));
             Files.write(p, new byte[SIZE]);
             files.add(p);
         }
@@ -170,7 +171,7 @@ public final class MixedCommand implements Callable<Integer> {
             List<Thread> workers = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
                 int seed = t;
-                Path sink = dir.resolve("mixed-sink-" + t + ".bin");
+                Path sink = ExitCleanup.register(dir.resolve("mixed-sink-" + t + ".bin"));
                 Runnable work = () -> {
                     Random rnd = new Random(seed);
                     ByteBuffer direct = ByteBuffer.allocateDirect(MAX_BUFFER);

@@ -2,6 +2,7 @@ package io.github.uring4j.bench.startup;
 
 import io.github.uring4j.bench.UsageError;
 import io.github.uring4j.bench.common.ChildJava;
+import io.github.uring4j.bench.common.ExitCleanup;
 import io.github.uring4j.bench.common.Median;
 import io.github.uring4j.bench.common.Result;
 import io.github.uring4j.bench.common.ResultFile;
@@ -66,8 +67,8 @@ public final class StartupCommand implements Callable<Integer> {
         }
         work = work.stream().distinct().toList(); // a case named twice is one case
         Files.createDirectories(dir);
-        Path source = dir.resolve("startup-source.bin");
-        Path copy = dir.resolve("startup-copy.bin");
+        Path source = ExitCleanup.register(dir.resolve("startup-source.bin"));
+        Path copy = ExitCleanup.register(dir.resolve("startup-copy.bin"));
         byte[] bytes = new byte[size];
         new Random(20261126L).nextBytes(bytes);
         Files.write(source, bytes);
