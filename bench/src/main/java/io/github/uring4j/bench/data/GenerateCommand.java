@@ -1,5 +1,6 @@
 package io.github.uring4j.bench.data;
 
+import io.github.uring4j.bench.UsageError;
 import io.github.uring4j.bench.common.RingFiles;
 import io.github.uring4j.bench.common.Sizes;
 import java.nio.file.Path;
@@ -36,6 +37,12 @@ public final class GenerateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (corrupt < 0) {
+            throw new UsageError("--corrupt must not be negative: " + corrupt);
+        }
+        if (dir.toString().isEmpty()) {
+            throw new UsageError("--dir must name a directory (an empty one wrote the data set where the command ran)");
+        }
         long t0 = System.nanoTime();
         DataSet ds = Generator.generate(dir, files, blocks, quiet);
         double s = (System.nanoTime() - t0) / 1e9;

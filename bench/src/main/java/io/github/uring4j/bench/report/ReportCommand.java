@@ -107,11 +107,19 @@ public final class ReportCommand implements Callable<Integer> {
             sections = new ArrayList<>();
             env = null;
             for (Path p : expand(collect)) {
-                if (JmhResults.isJmh(p)) {
-                    sections.addAll(JmhResults.read(p));
-                    continue;
+                ResultFile rf;
+                try {
+                    if (JmhResults.isJmh(p)) {
+                        sections.addAll(JmhResults.read(p));
+                        continue;
+                    }
+                    rf = ResultFile.read(p);
+                } catch (IOException | RuntimeException e) {
+                    // a parser's message alone ("Expected BEGIN_OBJECT ...", an EOFException) named no file
+                    String why = String.valueOf(e.getMessage()).lines().findFirst().orElse("");
+                    throw new UsageError("--collect: " + p + " is not a result file of this tool or of JMH ("
+                            + e.getClass().getSimpleName() + ": " + why + ")");
                 }
-                ResultFile rf = ResultFile.read(p);
                 if (rf == null || rf.results == null) {
                     continue;
                 }
