@@ -318,9 +318,15 @@ final class Conform {
     }
 
     private static boolean someThreadReads(Set<Integer> fds) throws IOException {
-        if (fds.isEmpty() || READ_CALLS.isEmpty()) {
-            return false;
-        }
+        return !fds.isEmpty() && !READ_CALLS.isEmpty() && someThreadIn(f -> READ_CALLS.contains(Integer.parseInt(f[0]))
+                && fds.contains((int) Long.decode(f[1]).longValue()));
+    }
+
+    /**
+     * Whether some thread of this process sits in a system call whose fields in {@code /proc/<tid>/syscall} (its
+     * number, then its arguments) {@code call} accepts.
+     */
+    private static boolean someThreadIn(java.util.function.Predicate<String[]> call) throws IOException {
         try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
             for (Path task : (Iterable<Path>) tasks::iterator) {
                 String[] f;
@@ -329,8 +335,7 @@ final class Conform {
                 } catch (IOException e) {
                     continue; // the thread ended meanwhile
                 }
-                if (f.length > 1 && !f[0].equals("running") && READ_CALLS.contains(Integer.parseInt(f[0]))
-                        && fds.contains((int) Long.decode(f[1]).longValue())) {
+                if (f.length > 1 && !f[0].equals("running") && call.test(f)) {
                     return true;
                 }
             }
@@ -353,18 +358,8 @@ final class Conform {
     static void awaitLockWait() throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
         while (System.nanoTime() < deadline) {
-            try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
-                for (Path task : (Iterable<Path>) tasks::iterator) {
-                    String[] f;
-                    try {
-                        f = Files.readString(task.resolve("syscall")).trim().split(" ");
-                    } catch (IOException e) {
-                        continue; // the thread ended meanwhile
-                    }
-                    if (f.length > 1 && !f[0].equals("running") && Integer.parseInt(f[0]) == FCNTL) {
-                        return;
-                    }
-                }
+            if (someThreadIn(f -> Integer.parseInt(f[0]) == FCNTL)) {
+                return;
             }
             Thread.sleep(5); // polling a condition, not waiting instead of one
         }
