@@ -418,7 +418,7 @@ final class ChannelTransfers {
      */
     private static long copyRange(UringFileChannel caller, UringFileChannel in, long inPos, UringFileChannel out,
             long outPos, long count) throws IOException {
-        boolean interruptible = !caller.uninterruptible;
+        boolean interruptible = !caller.uninterruptibleForWait();
         boolean completed = false;
         if (interruptible) {
             caller.beginBlocking();

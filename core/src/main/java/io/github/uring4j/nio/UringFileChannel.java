@@ -140,6 +140,8 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
      * {@code Files.readAllBytes} (or {@code readString}) is the caller, which the JDK makes uninterruptible.
      */
     private volatile boolean askWhenInterrupted;
+    /** {@link #uninterruptibleForWait} has asked (racy: at worst it asks twice). */
+    private boolean askedForWait;
     /** Positional reads copied from a mapping of the file ({@link MappedReads#PROPERTY}); null when not. */
     private final MappedReads mapped;
 
@@ -334,6 +336,23 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
             return true;
         }
         return false;
+    }
+
+    /**
+     * Whether an interrupt must not end a wait of this channel (a ring operation): its own streams' and
+     * {@code Files.readAllBytes}' (asked once per channel of {@code Files.newByteChannel}, before its first wait; its
+     * caller does not change). An interrupt that came during the wait of {@code readAllBytes} on a FIFO closed the
+     * channel, where the JDK's finishes the read.
+     */
+    boolean uninterruptibleForWait() {
+        if (uninterruptible) {
+            return true;
+        }
+        if (!askWhenInterrupted || askedForWait) {
+            return false;
+        }
+        askedForWait = true;
+        return readAllBytesCaller();
     }
 
     /** Counts a call on {@link #fd}; false once the channel closed (the descriptor may be gone). */
@@ -1457,7 +1476,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         r.length = len;
         r.position = position;
         boolean completed = false;
-        boolean interruptible = !uninterruptible;
+        boolean interruptible = !uninterruptibleForWait();
         if (interruptible) {
             begin();
         }
@@ -1470,6 +1489,11 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
             backend.submit(r);
             w.awaitUninterruptibly();
             if (w.error != null) {
+                if (kind == Request.READ && !interruptible && !isOpen()) {
+                    // As the JDK's uninterruptible channel (its streams', readAllBytes'): a read that waited is ended
+                    // by another thread's close with the end of the file, not AsynchronousCloseException
+                    return -1;
+                }
                 throw w.error;
             }
             completed = true;
@@ -1676,7 +1700,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         r.client = this;
         boolean completed = false;
         // the channel of an AsynchronousFileChannel is not closed by its caller's interrupt, as the JDK's is not
-        boolean interruptible = !uninterruptible;
+        boolean interruptible = !uninterruptibleForWait();
         if (interruptible) {
             begin();
         }

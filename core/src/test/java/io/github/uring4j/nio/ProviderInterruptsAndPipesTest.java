@@ -120,6 +120,59 @@ class ProviderInterruptsAndPipesTest {
         Object call() throws Exception;
     }
 
+    /**
+     * {@code Files.readAllBytes} and {@code readString} of a FIFO, interrupted while they wait for bytes, on the JDK's
+     * provider and on uring4j's, from platform and virtual threads: the read goes on, returns what the writer wrote
+     * before it closed, and the interrupt flag is kept (uring4j's wait in the ring was interruptible: the channel
+     * closed and the bytes were lost). The stream of {@code newInputStream} closed by another thread while its read
+     * waits: the read says the end of the file, as the JDK's does (uring4j's threw {@code AsynchronousCloseException}).
+     */
+    @Test
+    void waitsOfWholeFileCallsAndStreamsOnAFifoEndAsTheJdksDo() throws Exception {
+        UringFileSystemProvider provider = new UringFileSystemProvider(BUILTIN);
+        int n = 0;
+        for (boolean jdk : new boolean[] {true, false}) {
+            for (Thread.Builder threads : List.of(Thread.ofPlatform(), Thread.ofVirtual())) {
+                for (boolean asString : new boolean[] {false, true}) {
+                    Path fifo = Conform.fifo(tmp, "wait" + n++);
+                    Path p = jdk ? fifo : ours(provider, fifo);
+                    CompletableFuture<String> got = new CompletableFuture<>();
+                    try (FileChannel writer = FileChannel.open(fifo, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+                        Thread t = threads.start(() -> {
+                            try {
+                                int len = asString ? Files.readString(p).length() : Files.readAllBytes(p).length;
+                                got.complete(len + " interrupted=" + Thread.currentThread().isInterrupted());
+                            } catch (Throwable e) {
+                                got.complete(e.toString());
+                            }
+                        });
+                        Conform.awaitBlockedReading(t, fifo);
+                        t.interrupt();
+                        writer.write(ByteBuffer.wrap("abc\n".getBytes()));
+                    }
+                    assertEquals("4 interrupted=true", Conform.await(got), (jdk ? "jdk " : "uring4j ")
+                            + threads + (asString ? " readString" : " readAllBytes"));
+                }
+            }
+            Path fifo = Conform.fifo(tmp, "close" + n++);
+            Path p = jdk ? fifo : ours(provider, fifo);
+            try (FileChannel other = FileChannel.open(fifo, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+                InputStream in = Files.newInputStream(p);
+                CompletableFuture<String> got = new CompletableFuture<>();
+                Thread t = Thread.ofPlatform().start(() -> {
+                    try {
+                        got.complete("read() = " + in.read());
+                    } catch (Throwable e) {
+                        got.complete(e.toString());
+                    }
+                });
+                Conform.awaitBlockedReading(t, fifo);
+                in.close();
+                assertEquals("read() = -1", Conform.await(got), jdk ? "jdk" : "uring4j");
+            }
+        }
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("providers")
     void aPendingInterruptMeetsWhatItMeetsOnTheJdk(String name, UringFileSystemProvider provider) throws Exception {
