@@ -195,8 +195,11 @@ final class ChannelTransfers {
             long count) throws IOException {
         long at = from.position();
         long max = Math.min(count, from.size() - at);
-        if (from == ch && ch.position() - max + 1 <= at && at - max + 1 <= ch.position()) {
-            return -1; // overlapping: the JDK's channel copies through a buffer
+        if (from == ch && at < position + max && position < at + max) {
+            // the source range [at, at + max) overlaps the target range [position, position + max): the JDK's channel
+            // copies through a buffer (before, the target range was taken at the channel's position, which for a
+            // channel that is its own source is the source's: every such transfer went to the buffer)
+            return -1;
         }
         long remaining = max;
         long p = at;
@@ -316,6 +319,26 @@ final class ChannelTransfers {
         if (mapped >= 0) {
             return mapped;
         }
+        if (src instanceof FileChannel fc) {
+            // As the JDK's channel: a file source gives what it holds past its position when the transfer begins. A
+            // channel that is its own source would otherwise read the bytes it just wrote, for ever: a transfer of
+            // Long.MAX_VALUE bytes from itself filled the disk. A regular file of ours at its end gives nothing and
+            // is not read (an O_DIRECT one would fail on the alignment); a device that says it is empty
+            // (/dev/zero) is read, as the JDK reads it.
+            long left = fc.size() - fc.position();
+            if (left > 0) {
+                return bufferedFrom(ch, src, position, Math.min(count, left));
+            }
+            if (src instanceof UringFileChannel u && u.regular()) {
+                return 0;
+            }
+        }
+        return bufferedFrom(ch, src, position, count);
+    }
+
+    /** {@code transferFrom} through a heap buffer: reads of {@code src} until {@code count} or its end. */
+    private static long bufferedFrom(UringFileChannel ch, ReadableByteChannel src, long position, long count)
+            throws IOException {
         ByteBuffer b = ByteBuffer.allocate(transferStep(ch, count, null));
         long done = 0;
         while (done < count) {

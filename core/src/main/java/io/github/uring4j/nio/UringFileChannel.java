@@ -751,7 +751,9 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
                     return total == 0 ? -1 : total;
                 }
                 total += n;
-                if (n < want) {
+                if (n < want || (n > 0 && !regular())) {
+                    // A pipe's or device's next read may wait for bytes that never come: one readv of the JDK's
+                    // returns what was there (a scattering read of 10 bytes a FIFO held into two buffers hung)
                     break;
                 }
             }
@@ -1184,7 +1186,31 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
             checkPositionAligned(position);
         }
         blocking();
+        if (src.hasRemaining() && !regular() && pipeLike()) {
+            // as pwrite(2) of the JDK's channel: the ring would write it at the FIFO's end, ignoring the position
+            throw JdkErrors.io(Errno.ESPIPE);
+        }
         return write0(src, position);
+    }
+
+    /** A FIFO or a socket: no file offset, so a write at a position is refused ({@code ESPIPE}). */
+    private boolean pipeLike() {
+        Call c = Call.get();
+        try {
+            if (!enter()) {
+                return false; // closed: the write says so
+            }
+            int r;
+            try {
+                r = LeanCalls.statx(c.capture, fd, EMPTY_PATH, Uapi.AT_EMPTY_PATH, Statx.STATX_TYPE, c.statx);
+            } finally {
+                leave();
+            }
+            int type = r == 0 ? typeOf(c.statx) : 0;
+            return type == 0010000 || type == 0140000;
+        } finally {
+            c.release();
+        }
     }
 
     @Override

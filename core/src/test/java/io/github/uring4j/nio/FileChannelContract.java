@@ -1959,6 +1959,62 @@ abstract class FileChannelContract {
     }
 
     /**
+     * A channel that is its own source: {@code transferFrom(self, past the end, far more than it holds)} copies what the file
+     * held past the position when it began and stops (uring4j's took every self-transfer for an overlapping one and read
+     * back the bytes it had just written until the disk was full), and a bounded one past the end copies what was left.
+     */
+    @Test
+    void aChannelThatIsItsOwnSourceCopiesWhatItHeldAndStops() throws Exception {
+        Path p = file("self", pattern(50_000, 75));
+        try (FileChannel ch = open(p, READ, WRITE)) {
+            ch.position(7);
+            // a count far past what the file holds, but bounded: a regression copies 10 MB, not the disk full
+            assertEquals(49_993, ch.transferFrom(ch, 49_000, 10_000_000));
+            assertEquals(98_993, ch.size());
+            ch.position(40_000);
+            assertEquals(8_192, ch.transferFrom(ch, 98_993, 8_192));
+            assertEquals(98_993 + 8_192, ch.size());
+        }
+        // the source bytes before the target's start were never overwritten before they were read
+        byte[] got = Files.readAllBytes(p);
+        assertArrayEquals(java.util.Arrays.copyOfRange(pattern(50_000, 75), 7, 49_000),
+                java.util.Arrays.copyOfRange(got, 49_000, 49_000 + 48_993));
+    }
+
+    /**
+     * A FIFO holding 10 bytes, read by a scattering read into two buffers of 10: 10 at once, as one {@code readv}
+     * (uring4j's read each buffer in turn, and waited for ever on the second). A write at a position: refused with
+     * {@code ESPIPE} ("Illegal seek"), as {@code pwrite(2)} refuses it (uring4j's went through the ring, which wrote
+     * it at the FIFO's end); an empty one returns 0.
+     */
+    @Test
+    void fifosAreReadAsOneReadvAndRefuseWritesAtAPosition() throws Exception {
+        Path fifo = Conform.fifo(dir, "scatter");
+        try (FileChannel ch = open(fifo, READ, WRITE); FileChannel w = FileChannel.open(fifo, WRITE)) {
+            w.write(ByteBuffer.wrap(pattern(10, 76)));
+            ByteBuffer[] bufs = {ByteBuffer.allocate(10), ByteBuffer.allocateDirect(10)};
+            assertEquals(10, ch.read(bufs));
+            assertArrayEquals(pattern(10, 76), bufs[0].array());
+            IOException e = assertThrows(IOException.class, () -> ch.write(ByteBuffer.wrap(new byte[5]), 0));
+            assertTrue(String.valueOf(e.getMessage()).contains("Illegal seek"), String.valueOf(e));
+            assertEquals(0, ch.write(ByteBuffer.allocate(0), 0));
+        }
+    }
+
+    /** An {@code O_DIRECT} source at or past its end gives a transfer nothing (uring4j's read it and failed on alignment). */
+    @Test
+    void aTransferFromADirectSourceAtItsEndMovesNothing() throws Exception {
+        Path p = file("dsrc", pattern(10_000, 77));
+        Path q = file("dst", new byte[0]);
+        try (FileChannel src = open(p, READ, Conform.DIRECT); FileChannel dst = open(q, READ, WRITE)) {
+            for (long at : new long[] {10_000, 12_288, 20_000}) {
+                src.position(at);
+                assertEquals(0, dst.transferFrom(src, 0, 10), "source at " + at);
+            }
+        }
+    }
+
+    /**
      * A blocking write to a FIFO writes all of its bytes, as {@code write(2)} of a blocking pipe does, however little
      * the reader takes at a time: heap, direct and gathering writes of 1 MiB (uring4j's went through the ring, which
      * ended each write with the 64 KiB the pipe held, and a caller that did not look at the count lost the rest).
