@@ -38,7 +38,27 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class ThreadsBackend implements IoBackend {
     /** How long a shutdown lets running calls finish before it tells their clients and returns. */
-    static final long CLOSE_WAIT_NANOS = Long.getLong("uring4j.threads.closeWaitMillis", 2_000L) * 1_000_000L;
+    static final long CLOSE_WAIT_NANOS = closeWaitNanos(System.getProperty("uring4j.threads.closeWaitMillis"));
+
+    /**
+     * {@code uring4j.threads.closeWaitMillis}: 1 to 3,600,000 ms (default 2,000); anything else is said once and the
+     * default used (a huge value overflowed into a negative wait, 0 and -1 were taken as they were).
+     */
+    static long closeWaitNanos(String v) {
+        if (v == null) {
+            return 2_000L * 1_000_000L;
+        }
+        try {
+            long ms = Long.parseLong(v.trim());
+            if (ms >= 1 && ms <= 3_600_000L) {
+                return ms * 1_000_000L;
+            }
+        } catch (NumberFormatException e) {
+            // said below
+        }
+        Log.warn("uring4j.threads.closeWaitMillis=" + v + " is not 1 to 3600000 (milliseconds); using 2000");
+        return 2_000L * 1_000_000L;
+    }
 
     private final EngineConfig config;
     private final RequestPool requests;
