@@ -250,7 +250,8 @@ public final class IoExecutor implements AutoCloseable {
 
     /**
      * The JMX object name of this executor's {@link IoExecutorMXBean} ({@code io.github.uring4j:type=IoExecutor,
-     * name="..."}), or empty when it could not be registered.
+     * name="..."}), or empty when it could not be registered. The bean itself is registered by a background thread a
+     * few milliseconds after {@code build()} (see {@link IoExecutorMXBean}).
      */
     public Optional<String> jmxName() {
         return Optional.ofNullable(mbean);

@@ -2,8 +2,10 @@ package io.github.uring4j.file;
 
 /**
  * An {@link IoExecutor} as JMX shows it ({@code jconsole}, JDK Mission Control, any JMX client), under the name
- * {@code io.github.uring4j:type=IoExecutor,name=<executor name>}: registered when the executor is built, gone when
- * it is closed.
+ * {@code io.github.uring4j:type=IoExecutor,name=<executor name>}: its name is reserved when the executor is built, and
+ * a daemon thread of the library registers it right after (the platform MBean server takes a tenth of a second or more
+ * to start in a fresh JVM, which {@code build()} does not wait for) and unregisters it right after the close: a
+ * client that asks at once may not find it yet, or still find it, for a few milliseconds.
  */
 public interface IoExecutorMXBean {
     /** The executor's name (its threads' prefix). */

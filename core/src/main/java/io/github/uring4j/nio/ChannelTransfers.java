@@ -95,7 +95,9 @@ final class ChannelTransfers {
             // JDK's channel on this file is not one
             FileChannel twin = ch.direct ? null : ch.jdkTwinFor(target);
             if (twin != null) {
-                return twin.transferTo(position, count, target);
+                long n = twin.transferTo(position, count, target);
+                Counters.BYTES_READ.add(n); // the JDK's channel of this file read them: counted as the drop-in's
+                return n;
             }
             return transferToChecked(ch, position, count, target);
         } catch (ClosedChannelException e) {
@@ -306,7 +308,9 @@ final class ChannelTransfers {
             }
         } else if (!ch.append && ch.jdkTwinFor(src) instanceof FileChannel twin) {
             if (!ch.direct) {
-                return twin.transferFrom(src, position, count);
+                long n = twin.transferFrom(src, position, count);
+                Counters.BYTES_WRITTEN.add(n); // the JDK's channel of this file wrote them: counted as the drop-in's
+                return n;
             }
             // O_DIRECT, which the JDK's channel on this file is not: it only meets, copying nothing, what the copy
             // would meet before it reads (a position past the largest file); the transfer is made here
