@@ -99,6 +99,25 @@ class ChildJvmTest {
      * it, and each build as long, then gave up registering), both new pools are registered and every read into them
      * is a {@code READ_FIXED}, whichever loop makes it; afterwards every slot of the table is free.
      */
+    /**
+     * Closes of threads-backend executors made by handlers of other executors (two that close each other, an io_uring
+     * loop's handler closing a third), each executor with a FIFO read that never ends, in a JVM whose close wait is an
+     * hour: every close starts and returns, as the {@code IoExecutor} javadoc promises for closes on such threads
+     * (each waited for its pool, busy in the other's handler, for the whole wait: two seconds by default, logged as
+     * "0 call(s) still blocked").
+     */
+    @Test
+    void threadsExecutorsClosedByHandlersOfOtherExecutorsDoNotWait() throws Exception {
+        Process p = ChildJvm.start(List.of(), List.of("-During4j.threads.closeWaitMillis=3600000"),
+                "threadsClosedByHandlers", dir.toString());
+        // a close that waits the hour is ended here, and the assertions below say so
+        java.util.concurrent.CompletableFuture.delayedExecutor(60, TimeUnit.SECONDS).execute(p::destroyForcibly);
+        List<String> out = output(p, 90);
+        String all = String.join("\n", out);
+        assertTrue(out.contains("MUTUAL CLOSED") && out.contains("LOOP CLOSED true") && out.contains("END"), all);
+        assertEquals(0, p.exitValue(), all);
+    }
+
     @Test
     void poolsClosedAndBuiltByHandlersOnTwoLoopsAtOnceDoNotWaitForEachOther() throws Exception {
         Process p = ChildJvm.start(List.of(), List.of(), "poolsOnLoops", dir.toString());

@@ -24,6 +24,7 @@ public final class ChildMain {
             case "provider" -> provider(Path.of(args[1]), args.length > 2 && args[2].equals("files"));
             case "blocked" -> blocked(Path.of(args[1]));
             case "poolsOnLoops" -> poolsOnLoops(Path.of(args[1]));
+            case "threadsClosedByHandlers" -> threadsClosedByHandlers(Path.of(args[1]));
             case "exitNap" -> exitNap(Path.of(args[1]));
             default -> throw new IllegalArgumentException(args[0]);
         }
@@ -260,6 +261,61 @@ public final class ChildMain {
      * each close is made on a loop, so neither waits for the other's loop (which would be waiting for it). Prints
      * what each handler saw, then whether a pool of the whole table registers afterwards (every slot emptied).
      */
+    /**
+     * Two threads-backend executors, each with a FIFO read pending, whose handlers close each other, and an io_uring
+     * loop's handler that closes a third: run with a close wait of an hour, every close must still return (they
+     * waited for their pools, busy in the other's handler, for the whole wait).
+     */
+    static void threadsClosedByHandlers(Path dir) throws Exception {
+        IoExecutor t1 = IoExecutor.builder().backend(Backend.THREADS).threads(2).build();
+        IoExecutor t2 = IoExecutor.builder().backend(Backend.THREADS).threads(2).build();
+        IoExecutor t3 = IoExecutor.builder().backend(Backend.THREADS).threads(2).build();
+        IoExecutor ring = IoExecutor.builder().backend(Backend.IO_URING).loops(1).build();
+        Path p = dir.resolve("data");
+        java.nio.file.Files.write(p, new byte[16]);
+        for (IoExecutor e : new IoExecutor[] {t1, t2, t3}) {
+            Path fifo = dir.resolve("fifo-" + System.identityHashCode(e));
+            new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start().waitFor();
+            AsyncFile f = AsyncFile.open(e, fifo, StandardOpenOption.READ, StandardOpenOption.WRITE).join();
+            f.read(java.nio.ByteBuffer.allocateDirect(4), 0); // waits for ever
+        }
+        java.util.concurrent.CountDownLatch both = new java.util.concurrent.CountDownLatch(2);
+        java.util.concurrent.CyclicBarrier together = new java.util.concurrent.CyclicBarrier(2);
+        for (IoExecutor[] pair : new IoExecutor[][] {{t1, t2}, {t2, t1}}) {
+            AsyncFile f = AsyncFile.open(pair[0], p, StandardOpenOption.READ).join();
+            f.read(java.nio.ByteBuffer.allocateDirect(16), 0).thenRun(() -> {
+                try {
+                    together.await(); // both handlers run at once, each on its executor's worker not held by the FIFO
+                } catch (Exception e) {
+                    throw new RuntimeException(e);
+                }
+                pair[1].close();
+                both.countDown();
+            });
+        }
+        both.await();
+        System.out.println("MUTUAL CLOSED");
+        AsyncFile r = AsyncFile.open(ring, p, StandardOpenOption.READ).join();
+        java.util.concurrent.CompletableFuture<Thread> closedOn = new java.util.concurrent.CompletableFuture<>();
+        // a handler runs on the loop (a future's stage could run on this thread, where a close may wait)
+        r.read(java.nio.ByteBuffer.allocateDirect(16), 0, null, new java.nio.channels.CompletionHandler<Integer, Object>() {
+            @Override
+            public void completed(Integer n, Object a) {
+                t3.close();
+                closedOn.complete(Thread.currentThread());
+            }
+
+            @Override
+            public void failed(Throwable e, Object a) {
+                closedOn.completeExceptionally(e);
+            }
+        });
+        System.out.println("LOOP CLOSED " + (closedOn.join() != Thread.currentThread()));
+        ring.close();
+        System.out.println("END");
+        System.exit(0); // the threads' workers are still in their FIFO reads, told when the hour is over
+    }
+
     static void poolsOnLoops(Path dir) throws Exception {
         Path p = dir.resolve("pools-on-loops");
         java.nio.file.Files.write(p, new byte[8192]);

@@ -68,6 +68,8 @@ public final class ThreadsBackend implements IoBackend {
     private final Set<ThreadsFile> files = ConcurrentHashMap.newKeySet();
     private final Set<Task> running = ConcurrentHashMap.newKeySet();
     private final Set<Thread> workers = ConcurrentHashMap.newKeySet();
+    /** Set on the worker threads of every threads backend: a close made there must not wait for its pool. */
+    private static final ThreadLocal<Boolean> ON_A_WORKER = new ThreadLocal<>();
     private final AtomicInteger inFlight = new AtomicInteger();
     /**
      * Tasks made and not yet ended (queued, waiting behind their file, running): {@link #inFlight} alone misses a
@@ -92,6 +94,7 @@ public final class ThreadsBackend implements IoBackend {
         this.pool = new WorkerPool(config.threads, Math.max(config.threads, config.maxThreads), r -> {
             Thread t = factory.newThread(() -> {
                 workers.add(Thread.currentThread());
+                ON_A_WORKER.set(Boolean.TRUE);
                 try {
                     r.run();
                 } finally {
@@ -460,8 +463,12 @@ public final class ThreadsBackend implements IoBackend {
                 w.request.fail(new AsynchronousCloseException());
             }
         }
-        if (workers.contains(Thread.currentThread())) {
-            // Called from a completion on a worker: waiting here would wait for ourselves.
+        if (workers.contains(Thread.currentThread()) || ON_A_WORKER.get() != null
+                || io.github.uring4j.engine.uring.UringBackend.onAnyLoop()) {
+            // Called from a completion on a worker, of this executor or another, or on an event loop: waiting here
+            // would wait for ourselves, or hold that thread (two executors whose handlers closed each other each
+            // waited the full close wait, and an event loop was held as long; the IoExecutor's javadoc promises that
+            // such a close starts and returns).
             Thread t = new Thread(this::finishShutdown, config.name + "-close");
             t.setDaemon(true);
             t.start();
