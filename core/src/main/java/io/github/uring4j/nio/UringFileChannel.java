@@ -111,6 +111,8 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
     private final Cleaner.Cleanable cleanable;
     private volatile Thread closer;
     private volatile int fileType = UNKNOWN;
+    /** The file's {@code S_IFMT} bits once a {@code statx} asked them ({@link #regular}, {@link #pipeLike}); -1 before. */
+    private volatile int typeBits = -1;
     /** Reads made before the file's type was known: the first {@link #UNASKED_READS} try RWF_NOWAIT without asking it. */
     private int unaskedReads;
     /**
@@ -580,7 +582,10 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
                 } finally {
                     leave();
                 }
-                t = r == 0 ? kindOf(typeOf(sx)) : OTHER;
+                if (r == 0) {
+                    typeBits = typeOf(sx);
+                }
+                t = r == 0 ? kindOf(typeBits) : OTHER;
             } finally {
                 c.release();
             }
@@ -1193,24 +1198,34 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         return write0(src, position);
     }
 
-    /** A FIFO or a socket: no file offset, so a write at a position is refused ({@code ESPIPE}). */
+    /**
+     * A FIFO or a socket: no file offset, so a write at a position is refused ({@code ESPIPE}). The type
+     * {@link #regular} asked is used; a channel that learned otherwise that its file is not regular asks once here.
+     */
     private boolean pipeLike() {
-        Call c = Call.get();
-        try {
-            if (!enter()) {
-                return false; // closed: the write says so
-            }
-            int r;
+        int type = typeBits;
+        if (type < 0) {
+            Call c = Call.get();
             try {
-                r = LeanCalls.statx(c.capture, fd, EMPTY_PATH, Uapi.AT_EMPTY_PATH, Statx.STATX_TYPE, c.statx);
+                if (!enter()) {
+                    return false; // closed: the write says so
+                }
+                int r;
+                try {
+                    r = LeanCalls.statx(c.capture, fd, EMPTY_PATH, Uapi.AT_EMPTY_PATH, Statx.STATX_TYPE, c.statx);
+                } finally {
+                    leave();
+                }
+                if (r != 0) {
+                    return false;
+                }
+                type = typeOf(c.statx);
+                typeBits = type;
             } finally {
-                leave();
+                c.release();
             }
-            int type = r == 0 ? typeOf(c.statx) : 0;
-            return type == 0010000 || type == 0140000;
-        } finally {
-            c.release();
         }
+        return type == 0010000 || type == 0140000;
     }
 
     @Override
