@@ -93,13 +93,6 @@ class ChildJvmTest {
     }
 
     /**
-     * Two handlers on the two loops of an executor close a registered pool each at once, then build one each (a child
-     * JVM, whose log the test reads): the closes and the builds return without waiting for the other loop, so no
-     * warning says a loop held them up (before, each close waited two seconds for the other loop, which waited for
-     * it, and each build as long, then gave up registering), both new pools are registered and every read into them
-     * is a {@code READ_FIXED}, whichever loop makes it; afterwards every slot of the table is free.
-     */
-    /**
      * Closes of threads-backend executors made by handlers of other executors (two that close each other, an io_uring
      * loop's handler closing a third), each executor with a FIFO read that never ends, in a JVM whose close wait is an
      * hour: every close starts and returns, as the {@code IoExecutor} javadoc promises for closes on such threads
@@ -118,6 +111,13 @@ class ChildJvmTest {
         assertEquals(0, p.exitValue(), all);
     }
 
+    /**
+     * Two handlers on the two loops of an executor close a registered pool each at once, then build one each (a child
+     * JVM, whose log the test reads): the closes and the builds return without waiting for the other loop, so no
+     * warning says a loop held them up (before, each close waited two seconds for the other loop, which waited for
+     * it, and each build as long, then gave up registering), both new pools are registered and every read into them
+     * is a {@code READ_FIXED}, whichever loop makes it; afterwards every slot of the table is free.
+     */
     @Test
     void poolsClosedAndBuiltByHandlersOnTwoLoopsAtOnceDoNotWaitForEachOther() throws Exception {
         Process p = ChildJvm.start(List.of(), List.of(), "poolsOnLoops", dir.toString());

@@ -257,11 +257,6 @@ public final class ChildMain {
     }
 
     /**
-     * Two completion handlers, on the two loops of one executor, close a registered pool each at the same moment:
-     * each close is made on a loop, so neither waits for the other's loop (which would be waiting for it). Prints
-     * what each handler saw, then whether a pool of the whole table registers afterwards (every slot emptied).
-     */
-    /**
      * Two threads-backend executors, each with a FIFO read pending, whose handlers close each other, and an io_uring
      * loop's handler that closes a third: run with a close wait of an hour, every close must still return (they
      * waited for their pools, busy in the other's handler, for the whole wait).
@@ -283,14 +278,24 @@ public final class ChildMain {
         java.util.concurrent.CyclicBarrier together = new java.util.concurrent.CyclicBarrier(2);
         for (IoExecutor[] pair : new IoExecutor[][] {{t1, t2}, {t2, t1}}) {
             AsyncFile f = AsyncFile.open(pair[0], p, StandardOpenOption.READ).join();
-            f.read(java.nio.ByteBuffer.allocateDirect(16), 0).thenRun(() -> {
-                try {
-                    together.await(); // both handlers run at once, each on its executor's worker not held by the FIFO
-                } catch (Exception e) {
-                    throw new RuntimeException(e);
+            // a handler, not a future's stage: a stage added after the read completed runs on this thread, which
+            // then waited at the barrier for a handler that could not start
+            f.read(java.nio.ByteBuffer.allocateDirect(16), 0, null, new java.nio.channels.CompletionHandler<Integer, Object>() {
+                @Override
+                public void completed(Integer n, Object a) {
+                    try {
+                        together.await(); // both at once, each on its executor's worker not held by the FIFO
+                    } catch (Exception e) {
+                        throw new RuntimeException(e);
+                    }
+                    pair[1].close();
+                    both.countDown();
                 }
-                pair[1].close();
-                both.countDown();
+
+                @Override
+                public void failed(Throwable e, Object a) {
+                    e.printStackTrace();
+                }
             });
         }
         both.await();
@@ -316,6 +321,11 @@ public final class ChildMain {
         System.exit(0); // the threads' workers are still in their FIFO reads, told when the hour is over
     }
 
+    /**
+     * Two completion handlers, on the two loops of one executor, close a registered pool each at the same moment:
+     * each close is made on a loop, so neither waits for the other's loop (which would be waiting for it). Prints
+     * what each handler saw, then whether a pool of the whole table registers afterwards (every slot emptied).
+     */
     static void poolsOnLoops(Path dir) throws Exception {
         Path p = dir.resolve("pools-on-loops");
         java.nio.file.Files.write(p, new byte[8192]);
