@@ -97,7 +97,8 @@ class ChildJvmTest {
      * loop's handler closing a third), each executor with a FIFO read that never ends, in a JVM whose close wait is an
      * hour: every close starts and returns, as the {@code IoExecutor} javadoc promises for closes on such threads
      * (each waited for its pool, busy in the other's handler, for the whole wait: two seconds by default, logged as
-     * "0 call(s) still blocked").
+     * "0 call(s) still blocked"). A fourth, closed by main, ends its FIFO read with {@code AsynchronousCloseException}
+     * and returns (it waited the whole wait for the read, then warned that a call was still blocked).
      */
     @Test
     void threadsExecutorsClosedByHandlersOfOtherExecutorsDoNotWait() throws Exception {
@@ -108,6 +109,7 @@ class ChildJvmTest {
         List<String> out = output(p, 90);
         String all = String.join("\n", out);
         assertTrue(out.contains("MUTUAL CLOSED") && out.contains("LOOP CLOSED true") && out.contains("END"), all);
+        assertTrue(out.contains("MAIN CLOSED AsynchronousCloseException in flight 0"), all);
         assertEquals(0, p.exitValue(), all);
     }
 
@@ -217,7 +219,8 @@ class ChildJvmTest {
     /**
      * A JVM with {@code --illegal-native-access=deny} and no {@code --enable-native-access}: the default executor
      * works on the threads backend (the JDK's channels) and says once why, with the flag, a FIFO's calls included
-     * (the JDK's positional calls fail on it with "Illegal seek"); io_uring is refused.
+     * (the JDK's positional calls fail on it with "Illegal seek"; a write is not held back by a read waiting for
+     * it); io_uring is refused.
      */
     @Test
     void nativeAccessDeniedFallsBackToTheJdkWithOneMessage() throws Exception {
@@ -230,6 +233,7 @@ class ChildJvmTest {
         assertTrue(reason.contains("--enable-native-access=ALL-UNNAMED"), reason);
         assertTrue(out.contains("IO OK"), out.toString());
         assertTrue(out.contains("FIFO 16 16 through the fifo"), out.toString());
+        assertTrue(out.contains("FIFO WAITING 5 5"), out.toString());
         String refused = out.stream().filter(l -> l.startsWith("REFUSED ")).findFirst().orElseThrow();
         assertTrue(refused.contains("--enable-native-access=ALL-UNNAMED"), refused);
         assertEquals(1, out.stream().filter(l -> l.contains("uring4j: falling back")).count(), out.toString());

@@ -235,7 +235,17 @@ public final class ChildMain {
             int r = f.readFully(got, 12_345).join();
             String text = new String(got.array(), 0, got.position(), java.nio.charset.StandardCharsets.UTF_8);
             System.out.println("FIFO " + w + " " + r + " " + text);
-        } catch (java.util.concurrent.CompletionException e) {
+            // a read waiting for bytes holds back no write of the same file (the JDK channel's relative read and
+            // write share a lock: this write once waited for the read, which waited for it)
+            java.util.concurrent.CompletableFuture<Integer> waiting = f.read(ByteBuffer.allocate(5), 0);
+            Thread.sleep(200); // the read is waiting in the channel by now (the test holds either way)
+            int w2 = f.write(ByteBuffer.wrap("again".getBytes(java.nio.charset.StandardCharsets.UTF_8)), 0)
+                    .get(20, java.util.concurrent.TimeUnit.SECONDS);
+            int r2 = waiting.get(20, java.util.concurrent.TimeUnit.SECONDS);
+            System.out.println("FIFO WAITING " + w2 + " " + r2);
+        } catch (java.util.concurrent.TimeoutException e) {
+            System.out.println("FIFO timed out: " + e);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.CompletionException e) {
             System.out.println("FIFO failed: " + e.getCause());
         }
         try {
@@ -257,9 +267,10 @@ public final class ChildMain {
     }
 
     /**
-     * Two threads-backend executors, each with a FIFO read pending, whose handlers close each other, and an io_uring
-     * loop's handler that closes a third: run with a close wait of an hour, every close must still return (they
-     * waited for their pools, busy in the other's handler, for the whole wait).
+     * Two threads-backend executors, each with a FIFO read pending, whose handlers close each other, an io_uring
+     * loop's handler that closes a third, and a fourth closed by main: run with a close wait of an hour, every close
+     * must still return (they waited for their pools, busy in the other's handler, for the whole wait, and the
+     * fourth for its read, waiting for the FIFO's other end).
      */
     static void threadsClosedByHandlers(Path dir) throws Exception {
         IoExecutor t1 = IoExecutor.builder().backend(Backend.THREADS).threads(2).build();
@@ -316,6 +327,21 @@ public final class ChildMain {
             }
         });
         System.out.println("LOOP CLOSED " + (closedOn.join() != Thread.currentThread()));
+        // closed here, where a close waits for its calls: a read waiting for the FIFO's other end ends at once
+        IoExecutor t4 = IoExecutor.builder().backend(Backend.THREADS).threads(2).build();
+        Path fifo = dir.resolve("fifo-main");
+        new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start().waitFor();
+        AsyncFile f4 = AsyncFile.open(t4, fifo, StandardOpenOption.READ, StandardOpenOption.WRITE).join();
+        java.util.concurrent.CompletableFuture<Integer> waiting = f4.read(java.nio.ByteBuffer.allocateDirect(4), 0);
+        while (t4.inFlight() == 0) {
+            Thread.sleep(1);
+        }
+        t4.close();
+        try {
+            System.out.println("MAIN CLOSED " + waiting.join());
+        } catch (java.util.concurrent.CompletionException e) {
+            System.out.println("MAIN CLOSED " + e.getCause().getClass().getSimpleName() + " in flight " + t4.inFlight());
+        }
         ring.close();
         System.out.println("END");
         System.exit(0); // the threads' workers are still in their FIFO reads, told when the hour is over

@@ -96,6 +96,20 @@ final class JdkCalls implements Calls {
             // the name is gone or replaced since the open: the descriptor is what counts, and its calls say what they
             // find (a FIFO renamed away in between would answer "Illegal seek")
         }
+        if (f.fifo && spec.readable() && spec.writable()) {
+            // The channel's relative read and write share one lock: a read waiting for bytes would hold back the
+            // write that brings them, for ever. Writes go through a second descriptor of the same FIFO (opened
+            // read-write, it waits for no one and changes nothing for the other end: this file is a writer already).
+            try {
+                Set<OpenOption> rw = new HashSet<>(Set.of(StandardOpenOption.READ, StandardOpenOption.WRITE));
+                if ((flags & Uapi.O_NOFOLLOW) != 0) {
+                    rw.add(LinkOption.NOFOLLOW_LINKS);
+                }
+                f.fifoWriter = provider.newFileChannel(path, rw);
+            } catch (IOException e) {
+                // the name is gone since the open: writes share the channel, and wait for a pending read
+            }
+        }
         return f;
     }
 
@@ -128,7 +142,7 @@ final class JdkCalls implements Calls {
         boolean read = r.kind == Request.READ || r.kind == Request.READ_FILE;
         while (true) {
             ByteBuffer b = chunk(r);
-            int n = f.fifo ? (read ? f.channel.read(b) : f.channel.write(b))
+            int n = f.fifo ? (read ? f.channel.read(b) : f.fifoWriter().write(b))
                     : read ? f.channel.read(b, r.position) : f.channel.write(b, r.position);
             long v = Rules.afterChunk(r, Math.max(0, n), errors);
             if (v != Rules.MORE) {
@@ -147,7 +161,7 @@ final class JdkCalls implements Calls {
             ByteBuffer d = b.duplicate();
             int want = d.remaining();
             long at = r.position + total;
-            int n = f.fifo ? (r.kind == Request.READV ? f.channel.read(d) : f.channel.write(d))
+            int n = f.fifo ? (r.kind == Request.READV ? f.channel.read(d) : f.fifoWriter().write(d))
                     : r.kind == Request.READV ? f.channel.read(d, at) : f.channel.write(d, at);
             if (n <= 0) {
                 break;
@@ -193,9 +207,17 @@ final class JdkCalls implements Calls {
 
     @Override
     public IOException close(ThreadsFile f) {
+        IOException failure = null;
+        if (f.fifoWriter != null) {
+            try {
+                f.fifoWriter.close();
+            } catch (IOException e) {
+                failure = e;
+            }
+        }
         try {
             f.channel.close();
-            return null;
+            return failure;
         } catch (IOException e) {
             return e;
         }

@@ -107,7 +107,8 @@ final class NativeCalls implements Calls {
      * before, blocking; another process writing to the same FIFO between a {@code poll} and a write can block a write
      * too, until a reader makes room.
      */
-    private long unpositioned(Task t, ThreadsFile f, MemorySegment m, boolean read) {
+    private long unpositioned(Task t, ThreadsFile f, MemorySegment m, boolean read)
+            throws java.nio.channels.AsynchronousCloseException {
         Request r = t.request;
         int fd = f.fd;
         if (readiness(f, read) == ThreadsFile.BLOCKING) {
@@ -168,6 +169,11 @@ final class NativeCalls implements Calls {
                 }
                 if (r.isCancelled()) {
                     throw new CancellationException(r.name() + " cancelled");
+                }
+                if (!t.backend.isOpen()) {
+                    // the executor closes: a wait for the other end ends now, as its file's close ends it, rather
+                    // than hold the close for its whole bounded wait
+                    throw new java.nio.channels.AsynchronousCloseException();
                 }
                 pfd.set(JAVA_SHORT, 6, (short) 0);
                 sys.poll(pfd, 1, WAIT_SLICE_MILLIS); // ready, a slice gone or EINTR: look again either way

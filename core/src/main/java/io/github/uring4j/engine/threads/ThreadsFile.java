@@ -45,6 +45,13 @@ final class ThreadsFile extends FileHandle {
      * are the channel's relative ones, as the kernel's calls at offset -1 are.
      */
     boolean fifo;
+    /** A FIFO's second channel, for its writes, when {@link #channel} reads it too; else null. */
+    FileChannel fifoWriter;
+
+    /** The channel a FIFO's writes go through. */
+    FileChannel fifoWriter() {
+        return fifoWriter != null ? fifoWriter : channel;
+    }
 
     ThreadsFile(IoBackend backend, OpenSpec spec, int fd, FileChannel channel, int memAlign, int offAlign) {
         super(backend, spec, fd, memAlign, offAlign);
