@@ -88,6 +88,8 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
     private static final Cleaner CLEANER = io.github.uring4j.engine.Cleaners.CLEANER;
     /** Heap transfers move at most this much per system call (the staging memory kept per context). */
     private static final int STAGE = Call.SCRATCH_KEPT;
+    /** The most bytes one {@code read(2)} or {@code write(2)} moves ({@code MAX_RW_COUNT}: 2 GiB less a page). */
+    private static final int MAX_RW_COUNT = 0x7ffff000;
     private static final int UNKNOWN = 0;
     private static final int REGULAR = 1;
     private static final int OTHER = 2;
@@ -1253,6 +1255,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
      * written together, so an append from many threads or processes lands whole.
      */
     private long gather(ByteBuffer[] srcs, int offset, int length) throws IOException {
+        // staged up to the most one write(2) moves: the kernel would write no more of a larger stage
         long total = 0;
         for (int i = offset; i < offset + length; i++) {
             total += srcs[i].remaining();
@@ -1260,7 +1263,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         if (total == 0) {
             return 0;
         }
-        int len = (int) Math.min(total, Integer.MAX_VALUE - 4096);
+        int len = (int) Math.min(total, MAX_RW_COUNT);
         Call c = Call.get();
         try (Arena once = len > STAGE ? Arena.ofConfined() : null) {
             MemorySegment s = once != null ? once.allocate(len, 4096) : c.scratch(len);
