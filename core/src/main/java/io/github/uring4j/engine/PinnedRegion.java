@@ -13,6 +13,14 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class PinnedRegion {
     private static final long CLOSED = 1L << 62;
     private static volatile PinnedRegion[] open = new PinnedRegion[0];
+    /**
+     * The open regions by scope, looked up once there are more than {@link #SCAN} (a program with thousands of pools
+     * looked through all of them for each operation on a segment). A region is in it before it is in {@link #open}
+     * and until it has left it.
+     */
+    private static final java.util.Map<MemorySegment.Scope, PinnedRegion> BY_SCOPE =
+            new java.util.concurrent.ConcurrentHashMap<>();
+    private static final int SCAN = 8;
 
     private final Arena arena;
     private final MemorySegment memory;
@@ -28,6 +36,7 @@ public final class PinnedRegion {
         this.bufferSize = bufferSize;
         this.count = count;
         synchronized (PinnedRegion.class) {
+            BY_SCOPE.put(memory.scope(), this);
             PinnedRegion[] now = open;
             PinnedRegion[] next = java.util.Arrays.copyOf(now, now.length + 1);
             next[now.length] = this;
@@ -37,7 +46,11 @@ public final class PinnedRegion {
 
     /** The open region {@code scope} belongs to, or null. */
     static PinnedRegion of(MemorySegment.Scope scope) {
-        for (PinnedRegion r : open) {
+        PinnedRegion[] regions = open;
+        if (regions.length > SCAN) {
+            return BY_SCOPE.get(scope);
+        }
+        for (PinnedRegion r : regions) {
             if (r.memory.scope() == scope) {
                 return r;
             }
@@ -117,6 +130,7 @@ public final class PinnedRegion {
                 }
             }
             open = n == next.length ? next : java.util.Arrays.copyOf(next, n);
+            BY_SCOPE.remove(memory.scope());
         }
         arena.close();
     }

@@ -718,6 +718,57 @@ class UringExecutorTest {
     }
 
     /**
+     * Thousands of pools registered with one executor (a hostile probe's case: each registration compared every pair
+     * of registered ranges, and each read looked through every pool for its own): every one registers, reads into
+     * the first, a middle and the last pool's buffers are {@code READ_FIXED} with the right bytes, and once every
+     * other pool is closed, the gaps they leave and the table's end take exactly as many new pools as they have room
+     * for, the next one works unregistered, and its message names the taken slots in a few runs.
+     */
+    @Test
+    void thousandsOfPoolsRegisterAndTheirGapsAreFilled() throws Exception {
+        Path p = dir.resolve("pools");
+        byte[] data = randomFile(p, 7);
+        List<BufferPool> pools = new ArrayList<>();
+        try (IoExecutor io = uring().callerReads(false).build();
+                AsyncFile f = get(AsyncFile.open(io, p, StandardOpenOption.READ))) {
+            var u = (io.github.uring4j.engine.uring.UringBackend) io.backend;
+            for (int i = 0; i < 4000; i++) {
+                BufferPool pool = BufferPool.builder().bufferSize(512).alignment(512).count(2).register(io).build();
+                pools.add(pool);
+                if (i == 0) {
+                    assumeLockedMemory(pool);
+                }
+                assertTrue(pool.isRegistered(), "pool " + i + ": " + pool.registrationFailure());
+            }
+            for (int i : new int[] {0, 1234, 3999}) {
+                readsFixed(u, f, pools.get(i), data);
+            }
+            for (int i = 0; i < 4000; i += 2) {
+                pools.get(i).close();
+            }
+            // 2000 gaps of 2 slots, and 16384 - 8000 at the end: 6192 pools of 2
+            List<BufferPool> more = new ArrayList<>();
+            for (int i = 0; i < 6192; i++) {
+                BufferPool pool = BufferPool.builder().bufferSize(512).alignment(512).count(2).register(io).build();
+                more.add(pool);
+                assertTrue(pool.isRegistered(), "new pool " + i + ": " + pool.registrationFailure());
+            }
+            pools.addAll(more);
+            readsFixed(u, f, more.get(0), data);
+            readsFixed(u, f, more.get(6191), data);
+            readsFixed(u, f, pools.get(3999), data);
+            try (BufferPool none = BufferPool.builder().bufferSize(512).alignment(512).count(1).register(io).build()) {
+                assertFalse(none.isRegistered());
+                String why = none.registrationFailure().orElse("");
+                assertTrue(why.contains("1 free slots") && why.contains("hold 0..16383"), why);
+                reads(u, f, none, data, false);
+            }
+        } finally {
+            pools.forEach(BufferPool::close);
+        }
+    }
+
+    /**
      * Pools registered and closed from four threads at once while reads into their buffers are in flight, some pools
      * closed under a pending read: every read moves the file's bytes (fixed or not), every pool that could register
      * did, and once all are closed the table is empty again (a pool of the whole table registers).

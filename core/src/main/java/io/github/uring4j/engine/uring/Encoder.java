@@ -73,6 +73,8 @@ final class Encoder {
     private long[] fixedBase = new long[0];
     private long[] fixedEnd = new long[0];
     private long[] fixedSize = new long[0];
+    /** The registered ranges of slots in slot order: the first slot in the high half, the end in the low. */
+    private long[] slotRanges = new long[0];
 
     Encoder(EventLoop loop) {
         this.loop = loop;
@@ -139,17 +141,32 @@ final class Encoder {
             }
             ring.updateBuffers(first, bufs);
         }
-        int n = fixedRegions.length;
-        fixedRegions = Arrays.copyOf(fixedRegions, n + 1);
-        fixedFirst = Arrays.copyOf(fixedFirst, n + 1);
-        fixedBase = Arrays.copyOf(fixedBase, n + 1);
-        fixedEnd = Arrays.copyOf(fixedEnd, n + 1);
-        fixedSize = Arrays.copyOf(fixedSize, n + 1);
-        fixedRegions[n] = region;
-        fixedFirst[n] = first;
-        fixedBase[n] = region.base();
-        fixedSize[n] = region.bufferSize();
-        fixedEnd[n] = region.base() + (long) region.bufferSize() * region.count();
+        long range = (long) first << 32 | (first + region.count());
+        int r = -Arrays.binarySearch(slotRanges, range) - 1;
+        slotRanges = opened(slotRanges, r);
+        slotRanges[r] = range;
+        // kept in the order of their addresses, for the binary search of fixedIndex
+        int at = -Arrays.binarySearch(fixedBase, region.base()) - 1;
+        fixedRegions = opened(fixedRegions, at);
+        fixedFirst = opened(fixedFirst, at);
+        fixedBase = opened(fixedBase, at);
+        fixedSize = opened(fixedSize, at);
+        fixedEnd = opened(fixedEnd, at);
+        fixedRegions[at] = region;
+        fixedFirst[at] = first;
+        fixedBase[at] = region.base();
+        fixedSize[at] = region.bufferSize();
+        fixedEnd[at] = region.base() + (long) region.bufferSize() * region.count();
+    }
+
+    /** A copy of the array {@code a} one longer, with a gap at {@code i} for the caller's new element. */
+    @SuppressWarnings("unchecked")
+    private static <A> A opened(A a, int i) {
+        int n = java.lang.reflect.Array.getLength(a);
+        A r = (A) java.lang.reflect.Array.newInstance(a.getClass().getComponentType(), n + 1);
+        System.arraycopy(a, 0, r, 0, i);
+        System.arraycopy(a, i, r, i + 1, n - i);
+        return r;
     }
 
     void unregisterBuffers(PinnedRegion region) throws UringException {
@@ -163,6 +180,7 @@ final class Encoder {
         if (ring.sqPending() > 0) {
             ring.submit();
         }
+        slotRanges = without(slotRanges, Arrays.binarySearch(slotRanges, (long) first << 32 | (first + count)));
         fixedRegions = without(fixedRegions, i);
         fixedFirst = without(fixedFirst, i);
         fixedBase = without(fixedBase, i);
@@ -178,30 +196,42 @@ final class Encoder {
         }
     }
 
-    /** The lowest first of {@code count} free slots in a row of the table, or -1. */
+    /**
+     * The lowest first of {@code count} free slots in a row of the table, or -1: the gaps between the registered
+     * ranges in slot order (a look at every pair of ranges made registering thousands of pools take hours).
+     */
     private int freeSlots(int count) {
-        int best = -1;
-        for (int c = -1; c < fixedFirst.length; c++) {
-            int at = c < 0 ? 0 : fixedFirst[c] + fixedRegions[c].count(); // the start, or just after a range
-            if (at > bufferTable - count || (best >= 0 && at >= best)) {
-                continue;
+        long at = 0;
+        for (long range : slotRanges) {
+            long first = range >>> 32;
+            if (first - at >= count) {
+                break;
             }
-            boolean free = true;
-            for (int i = 0; i < fixedFirst.length && free; i++) {
-                free = fixedFirst[i] >= at + count || fixedFirst[i] + fixedRegions[i].count() <= at;
-            }
-            if (free) {
-                best = at;
-            }
+            at = Math.max(at, range & 0xffff_ffffL);
         }
-        return best;
+        return bufferTable - at >= count ? (int) at : -1;
     }
 
+    /** The taken slots, as runs in slot order (ranges that touch are one run), the first ten of them. */
     private String usedSlots() {
         StringBuilder sb = new StringBuilder();
-        for (int i = 0; i < fixedRegions.length; i++) {
-            sb.append(i == 0 ? "" : ", ").append(fixedFirst[i]).append("..")
-                    .append(fixedFirst[i] + fixedRegions[i].count() - 1);
+        int runs = 0;
+        long from = -1;
+        long to = -1;
+        for (int i = 0; i <= slotRanges.length; i++) {
+            long first = i < slotRanges.length ? slotRanges[i] >>> 32 : -1;
+            if (from >= 0 && first == to) {
+                to = slotRanges[i] & 0xffff_ffffL; // touches the run (ranges never overlap)
+                continue;
+            }
+            if (from >= 0 && runs++ < 10) {
+                sb.append(runs == 1 ? "" : ", ").append(from).append("..").append(to - 1);
+            }
+            from = first;
+            to = first < 0 ? -1 : slotRanges[i] & 0xffff_ffffL;
+        }
+        if (runs > 10) {
+            sb.append(" and ").append(runs - 10).append(" more runs");
         }
         return sb.length() == 0 ? "none" : sb.toString();
     }
@@ -227,14 +257,24 @@ final class Encoder {
     /** The registered slot holding {@code address .. address + length}, or -1. */
     private int fixedIndex(long address, int length) {
         long[] bases = fixedBase;
-        for (int i = 0; i < bases.length; i++) {
-            if (address >= bases[i] && address < fixedEnd[i]) {
-                long idx = (address - bases[i]) / fixedSize[i];
-                if (address + length <= bases[i] + (idx + 1) * fixedSize[i]) {
-                    return fixedFirst[i] + (int) idx;
-                }
-                return -1;
+        // the last region starting at or below the address (they are in address order and do not overlap)
+        int lo = 0;
+        int hi = bases.length - 1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            if (bases[mid] <= address) {
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
             }
+        }
+        int i = hi;
+        if (i < 0 || address >= fixedEnd[i]) {
+            return -1;
+        }
+        long idx = (address - bases[i]) / fixedSize[i];
+        if (address + length <= bases[i] + (idx + 1) * fixedSize[i]) {
+            return fixedFirst[i] + (int) idx;
         }
         return -1;
     }
