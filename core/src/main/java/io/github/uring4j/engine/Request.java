@@ -170,19 +170,41 @@ public final class Request extends MpscQueue.Node {
     private static final int PASSED = 16;
     /** The caller finished before the loop met it: the loop ends it with the caller's result. */
     private static final int DONE = 32;
-    private static final int GEN_SHIFT = 6;
+    /**
+     * The end is moving a result into the client's memory ({@link #succeed}): a cancel waits for it; one that came
+     * first keeps the end from touching that memory.
+     */
+    private static final int DELIVERING = 64;
+    private static final int GEN_SHIFT = 7;
 
     /** The generation a client remembers to cancel this use of the request later. */
     public int generation() {
         return (int) STAMP.getVolatile(this) >>> GEN_SHIFT;
     }
 
-    /** Marks the request cancelled if it is still generation {@code gen}; false when it already ended. */
+    /**
+     * Marks the request cancelled if it is still generation {@code gen}; false when it already ended or was cancelled
+     * already. An end delivering its result into the client's memory (a copy, a position moved: no client code) is
+     * waited for, so that nothing changes that memory once the cancel returned.
+     */
     public boolean markCancelled(int gen) {
-        for (;;) {
+        long deadline = 0;
+        for (int spins = 0;; spins++) {
             int s = (int) STAMP.getVolatile(this);
             if (s >>> GEN_SHIFT != gen || (s & CANCELLED) != 0) {
                 return false;
+            }
+            if ((s & DELIVERING) != 0) {
+                if (spins < 1000) {
+                    Thread.onSpinWait();
+                } else if (deadline == 0) {
+                    deadline = System.nanoTime() + 1_000_000_000L;
+                } else if (System.nanoTime() - deadline > 0) {
+                    return false; // a delivery that never ends (an Error in it): nothing more will come
+                } else {
+                    Thread.yield();
+                }
+                continue;
             }
             if (STAMP.compareAndSet(this, s, s | CANCELLED)) {
                 return true;
@@ -301,10 +323,30 @@ public final class Request extends MpscQueue.Node {
     public void succeed(long value) {
         Throwable copy = null;
         // A client told already (a timeout, a close) may be using its buffer again: nothing more is delivered to it.
-        if (value > 0 && !isCancelled() && !told) {
-            copy = Memory.finish(this, value);
+        if (value > 0 && !told) {
+            // Claimed against a cancel: a cancel that came first leaves the client's buffer as it was (its contents
+            // and position; the end says it was cancelled, whatever it finds the future), one that comes later waits
+            // for the delivery.
+            if (claimDelivery()) {
+                copy = Memory.finish(this, value);
+            } else if (copyBackTo != null || advance != null || advanceAll != null) {
+                copy = new java.util.concurrent.CancellationException(name() + " cancelled");
+            }
         }
         end(value, null, copy);
+    }
+
+    /** Marks the end delivering its result, unless the request was cancelled first. */
+    private boolean claimDelivery() {
+        for (;;) {
+            int s = (int) STAMP.getVolatile(this);
+            if ((s & CANCELLED) != 0) {
+                return false;
+            }
+            if (STAMP.compareAndSet(this, s, s | DELIVERING)) {
+                return true;
+            }
+        }
     }
 
     /** An open succeeded with {@code handle}. */

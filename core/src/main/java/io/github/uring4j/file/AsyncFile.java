@@ -75,7 +75,10 @@ import java.util.concurrent.CompletionException;
  * <h2>Cancellation and timeouts</h2>
  * {@code future.cancel(true)} completes the future with a {@link java.util.concurrent.CancellationException} and sends
  * {@code IORING_OP_ASYNC_CANCEL}; the buffer stays referenced (and a pooled copy buffer unused) until the kernel's
- * completion arrives, but a direct buffer's contents are undefined after a cancelled read. Reads and writes made
+ * completion arrives, but a direct buffer's contents are undefined after a cancelled read. Once a cancel returned,
+ * nothing moves a buffer's position or puts anything in a heap buffer (a result being delivered as the cancel came is
+ * delivered before it returns). A cancelled write may still have written, on the threads backend even after a later
+ * write to the same place. Reads and writes made
  * through a {@linkplain #withTimeout timed view} attach an {@code IORING_OP_LINK_TIMEOUT} and fail with {@link
  * java.nio.channels.InterruptedByTimeoutException} (a duration too long to count in nanoseconds waits for about 292
  * years). The time runs from when the loop takes the operation in: an operation that waits for its turn (behind its

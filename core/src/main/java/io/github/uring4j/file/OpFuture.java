@@ -9,9 +9,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The future of one operation, and of the stages derived from it. {@link #cancel} completes it at once, as
- * {@link CompletableFuture} promises, and asks the backend to cancel the operation ({@code IORING_OP_ASYNC_CANCEL} on
- * io_uring); the library keeps the buffer until the kernel's own completion arrives. Waiting for it on an event loop
+ * The future of one operation, and of the stages derived from it. {@link #cancel} marks the operation cancelled (after
+ * a delivery of its result into the caller's buffer that has begun), asks the backend to cancel it
+ * ({@code IORING_OP_ASYNC_CANCEL} on io_uring) and completes the future at once, as {@link CompletableFuture}
+ * promises; the library keeps the buffer until the kernel's own completion arrives. Waiting for it on an event loop
  * thread ({@link #join()}, {@link #get()}) would stop the loop that has to complete it: that call fails at once with
  * {@link IllegalStateException} instead. On a platform thread they spin for a while before they park
  * ({@link IoExecutor.Builder#waitSpinMicros}).
@@ -62,11 +63,13 @@ class OpFuture<T> extends CompletableFuture<T> {
 
     @Override
     public boolean cancel(boolean mayInterruptIfRunning) {
-        boolean cancelled = super.cancel(mayInterruptIfRunning);
-        if (cancelled && request != null) {
+        // The request first, then the future: an end that has not begun to deliver into the caller's buffer leaves
+        // it alone, and one delivering is waited for (the future completed first let a read fill the buffer, and
+        // move its position, after cancel had returned true).
+        if (request != null && !isDone()) {
             backend.cancel(request, generation);
         }
-        return cancelled;
+        return super.cancel(mayInterruptIfRunning);
     }
 
     private void checkMayWait() {

@@ -54,7 +54,7 @@ class MpscQueueTest {
                 for (int s = 0; s < perProducer; s++) {
                     Item it;
                     while ((it = free[id].poll()) == null) {
-                        Thread.onSpinWait();
+                        Thread.yield();
                     }
                     it.seq = s;
                     q.offer(it);
@@ -67,7 +67,9 @@ class MpscQueueTest {
         for (long got = 0; got < total; ) {
             MpscQueue.Node n = q.poll();
             if (n == null) {
-                Thread.onSpinWait();
+                // Yield, not spin: five threads spinning on two busy cores let a producer that was preempted halfway
+                // through an offer wait for its turn long enough to make this test time out once (60 s)
+                Thread.yield();
                 continue;
             }
             Item it = (Item) n;

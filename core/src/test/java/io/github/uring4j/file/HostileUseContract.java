@@ -424,6 +424,81 @@ abstract class HostileUseContract {
         assertEquals(100_000, done.get(30, TimeUnit.SECONDS), "every retry was told");
     }
 
+    /**
+     * Reads cancelled at every moment of their life (a hostile probe's case): once a cancel returned true nothing
+     * changes in the buffer (a heap buffer gets none of the file's bytes, no buffer's position moves, even once the
+     * read has really ended), and one that returned false comes with the whole read. The future was completed before
+     * the request was marked, so a read ending at that moment filled the buffer after the caller was told it was
+     * cancelled.
+     */
+    @Test
+    void aReadCancelledInTimeLeavesItsBufferAlone() throws Exception {
+        byte[] data = pattern(4096, 9);
+        Path p = file("cancelled", data);
+        io.close();
+        io = builder().callerReads(false).build();
+        int cancelled = 0;
+        int completed = 0;
+        try (AsyncFile f = open(p)) {
+            for (int i = 0; i < 20_000; i++) {
+                boolean heap = i % 2 == 0;
+                ByteBuffer b = heap ? ByteBuffer.allocate(4096) : ByteBuffer.allocateDirect(4096);
+                CompletableFuture<Integer> r = f.read(b, 0);
+                for (int s = 0; s < (i % 300) * 10; s++) {
+                    Thread.onSpinWait();
+                }
+                if (r.cancel(true)) {
+                    cancelled++;
+                    int at = b.position(); // 0, or 4096 when the read was delivering as the cancel came
+                    if (heap) {
+                        java.util.Arrays.fill(b.array(), (byte) 7); // the caller's again
+                    }
+                    assertNothingLeftInFlight(); // the read has really ended by now
+                    assertEquals(at, b.position(), "the position of a cancelled read's buffer moved");
+                    if (heap) {
+                        for (int j = 0; j < 4096; j++) {
+                            assertEquals(7, b.get(j), "byte " + j + " of a cancelled read's heap buffer changed");
+                        }
+                    }
+                    assertInstanceOf(CancellationException.class, failure(r));
+                } else {
+                    completed++;
+                    assertEquals(4096, get(r));
+                    assertEquals(4096, b.position());
+                    for (int j = 0; j < 4096; j++) {
+                        assertEquals(data[j], b.get(j), "byte " + j);
+                    }
+                }
+            }
+        }
+        assertTrue(cancelled > 0 && completed > 0, cancelled + " cancelled, " + completed + " completed");
+    }
+
+    /**
+     * A file closed under a large write (a hostile probe's case): when {@code close()} returns, the write has ended
+     * (normally or with {@code AsynchronousCloseException}) and no descriptor of the file is left, so nothing lands
+     * in the file afterwards. On the threads backend the close returned at once, the descriptor stayed open until the
+     * write returned, and a write said to have failed landed after a truncation the caller made once close returned.
+     */
+    @Test
+    void closeReturnsOnceTheCallsRunningOnItsFileHaveEnded() throws Exception {
+        Path p = dir.resolve("closed-under-write");
+        for (int round = 0; round < 5; round++) {
+            AsyncFile f = open(p, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            CompletableFuture<Integer> w = f.write(ByteBuffer.allocateDirect(32 << 20), 0);
+            while (io.inFlight() == 0 && !w.isDone()) {
+                Thread.onSpinWait();
+            }
+            f.close();
+            assertTrue(w.isDone(), "the write is still running after close() returned");
+            Throwable t = failure(w);
+            assertTrue(t == null || t instanceof AsynchronousCloseException || t instanceof CancellationException,
+                    String.valueOf(t));
+            assertEquals(0, descriptorsOf(p), "descriptors of the file left open after close() returned: "
+                    + TestFiles.fdTargets());
+        }
+    }
+
     /** A cancelled read of a FIFO takes nothing from it either, and leaves nothing in flight. */
     @Test
     void aCancelledReadOfAFifoLosesNoBytes() throws Exception {

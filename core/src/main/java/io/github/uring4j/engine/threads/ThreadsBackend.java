@@ -310,6 +310,7 @@ public final class ThreadsBackend implements IoBackend {
         Request r = t.request;
         Task next = null;
         boolean closeNow = false;
+        Task closing = null;
         ThreadsFile file = r.handle instanceof ThreadsFile tf && r.kind != Request.CLOSE ? tf : null;
         if (file != null) {
             ThreadsFile f = file;
@@ -324,28 +325,39 @@ public final class ThreadsBackend implements IoBackend {
                     closeNow = f.closeWhenIdle && f.running == 0 && !f.descriptorClosed;
                     if (closeNow) {
                         f.descriptorClosed = true;
+                        closing = f.pendingClose;
+                        f.pendingClose = null;
                     }
                 } else {
                     f.waiting.remove(t);
                 }
             }
         }
+        if (next != null) {
+            // before the client's code runs: a handler that closes the file waits for next, which must be running
+            execute(next);
+        }
         if (error != null) {
             r.fail(error);
         } else {
             r.succeed(value);
         }
-        if (next != null) {
-            execute(next);
-        }
         if (closeNow) {
-            closeDescriptor(file);
+            IOException failure = closeDescriptor(file);
+            if (closing != null) {
+                endClose(closing, failure);
+            }
         }
     }
 
     // ------------------------------------------------------------------------------------------ closing
 
-    /** A close never waits for calls that may never return: it tells them and closes the descriptor after them. */
+    /**
+     * A close tells the calls running on the file's descriptor at once and ends when the last of them returned and
+     * the descriptor is closed, as on io_uring (it returned at once, and a write it said had failed could still land
+     * after it); but it never waits for a call that may never return: after the close wait
+     * ({@link #CLOSE_WAIT_NANOS}) it ends, and the descriptor follows the last call.
+     */
     private void close(ThreadsFile f, Task closeTask) {
         List<Task> waiting;
         List<Task> busy;
@@ -359,6 +371,7 @@ public final class ThreadsBackend implements IoBackend {
                 f.descriptorClosed = true;
             } else {
                 f.closeWhenIdle = true;
+                f.pendingClose = closeTask;
             }
         }
         for (Task w : waiting) {
@@ -369,10 +382,12 @@ public final class ThreadsBackend implements IoBackend {
             b.tellEarly(new AsynchronousCloseException());
         }
         if (!now) {
-            f.markClosed(); // the descriptor follows when the last call returns
-            files.remove(f);
-            closeTask.markEnded();
-            closeTask.request.succeed(0);
+            f.markClosed(); // the descriptor follows when the last call returns (the file stays in files till then)
+            try {
+                timer().schedule(() -> giveUpWaiting(f), CLOSE_WAIT_NANOS, java.util.concurrent.TimeUnit.NANOSECONDS);
+            } catch (RejectedExecutionException e) {
+                giveUpWaiting(f); // the executor is closing: its own close waits for the calls
+            }
             return;
         }
         try {
@@ -382,8 +397,23 @@ public final class ThreadsBackend implements IoBackend {
         }
     }
 
+    /** The close wait is over and a call still runs: the close ends; the descriptor closes after the last call. */
+    private void giveUpWaiting(ThreadsFile f) {
+        Task closing;
+        synchronized (f) {
+            closing = f.pendingClose;
+            f.pendingClose = null;
+        }
+        if (closing != null) {
+            endClose(closing, null);
+        }
+    }
+
     private void finishClose(ThreadsFile f, Task closeTask) {
-        IOException failure = closeDescriptor(f);
+        endClose(closeTask, closeDescriptor(f));
+    }
+
+    private static void endClose(Task closeTask, IOException failure) {
         closeTask.markEnded();
         if (failure != null) {
             closeTask.request.fail(failure);
@@ -519,6 +549,7 @@ public final class ThreadsBackend implements IoBackend {
             } else {
                 f.markClosed();
             }
+            giveUpWaiting(f); // a close of the file waiting for its calls: the timer that would end it is gone
         }
         files.clear();
         if (interrupted) {

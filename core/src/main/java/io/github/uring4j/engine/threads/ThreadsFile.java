@@ -16,6 +16,8 @@ final class ThreadsFile extends FileHandle {
     /** Closed from the client's view while calls still run: the descriptor closes when the last one returns. */
     boolean closeWhenIdle;
     boolean descriptorClosed;
+    /** The file's close, waiting for the calls still running to return (at most the close wait). */
+    Task pendingClose;
     /**
      * How a read of a pipe, FIFO, socket or device waits without taking bytes it may not deliver
      * ({@link NativeCalls}): {@link #NOWAIT} until the descriptor refuses {@code RWF_NOWAIT}, then {@link #POLL},
