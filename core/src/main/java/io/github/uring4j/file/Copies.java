@@ -84,6 +84,10 @@ final class Copies {
                     LeanCalls.close(capture, inFd);
                 }
                 int e = inFd < 0 ? -inFd : -outFd;
+                if (e == Errno.EBADF && (!in.isOpen() || !out.isOpen())) {
+                    // a file closed since the check above: as every other operation on a closed file says
+                    return CompletableFuture.failedFuture(new ClosedChannelException());
+                }
                 return CompletableFuture.failedFuture(new FileIOException(e, "dup", from.handle.path, -1,
                         Errno.name(e) + " duplicating the descriptors for a copy"));
             }

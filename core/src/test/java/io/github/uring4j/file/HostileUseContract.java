@@ -499,6 +499,31 @@ abstract class HostileUseContract {
         }
     }
 
+    /**
+     * {@code transferTo} racing the close of its source (a hostile probe's case): it copies, or fails as any operation
+     * on a closed file does ({@code ClosedChannelException}, {@code AsynchronousCloseException}); once it failed with
+     * {@code EBADF} from duplicating the descriptor the close had just closed.
+     */
+    @Test
+    void transferToRacingTheCloseOfItsSourceFailsAsOnAClosedFile() throws Exception {
+        Path src = file("race-src", pattern(65536, 4));
+        Path dst = file("race-dst", new byte[0]);
+        try (AsyncFile out = open(dst, StandardOpenOption.WRITE)) {
+            for (int i = 0; i < 3000; i++) {
+                AsyncFile in = open(src);
+                CompletableFuture<CompletableFuture<Long>> started = CompletableFuture.supplyAsync(
+                        () -> in.transferTo(0, 4096, out, 0));
+                in.closeAsync();
+                Throwable t = failure(started.thenCompose(x -> x));
+                while (t instanceof java.util.concurrent.CompletionException && t.getCause() != null) {
+                    t = t.getCause();
+                }
+                assertTrue(t == null || t instanceof java.nio.channels.ClosedChannelException, String.valueOf(t));
+            }
+        }
+        assertNothingLeftInFlight();
+    }
+
     /** A cancelled read of a FIFO takes nothing from it either, and leaves nothing in flight. */
     @Test
     void aCancelledReadOfAFifoLosesNoBytes() throws Exception {
