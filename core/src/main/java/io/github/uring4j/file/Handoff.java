@@ -21,7 +21,9 @@ import java.util.concurrent.locks.LockSupport;
  * is an {@link ExecutorService} shut down while a task waited in it (which {@code shutdownNow} drops), the thread
  * handing over runs the completions, so every future is still completed. When no completion comes after such a
  * shutdown, a watch that looks every {@value Watch#PERIOD_MILLIS} ms at the hand-offs whose task waits in an
- * {@code ExecutorService} runs the stranded completions on a thread of the library's own.
+ * {@code ExecutorService} runs the stranded completions on a thread of the library's own. The watch also hands the
+ * task over again when a {@link java.util.concurrent.ThreadPoolExecutor} dropped it without a word (a discarding
+ * saturation policy): an executor of another kind that drops tasks silently strands the completions queued behind.
  */
 final class Handoff implements Executor {
     private final Executor executor;
@@ -101,8 +103,27 @@ final class Handoff implements Executor {
         }
         if (service.isShutdown() && waiting.compareAndSet(true, false)) {
             Results.Handover.POOL.execute(this::runQueued);
+            return;
+        }
+        // A ThreadPoolExecutor's saturation policy may drop the waiting drain task without a word (DiscardPolicy,
+        // DiscardOldestPolicy): not in its queue, not started (drain() clears waiting first thing), at two looks in a
+        // row, it is handed over again (at worst a second drain task runs beside one whose start was slow: harmless)
+        if (service instanceof java.util.concurrent.ThreadPoolExecutor tpe && !tpe.getQueue().contains(drain)) {
+            if (missing && waiting.compareAndSet(true, false)) {
+                missing = false;
+                if (!schedule()) {
+                    Results.Handover.POOL.execute(this::runQueued);
+                }
+            } else {
+                missing = true;
+            }
+        } else {
+            missing = false;
         }
     }
+
+    /** The watch found the drain task neither queued nor started at its last look (only the watch uses it). */
+    private boolean missing;
 
     private void drain() {
         waiting.set(false);

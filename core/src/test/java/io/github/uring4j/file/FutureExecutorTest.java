@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
@@ -22,6 +23,8 @@ import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** {@link IoExecutor.Builder#futureExecutor}: where futures complete, and so where plain chained stages run. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -209,6 +212,45 @@ class FutureExecutorTest {
             // No operation follows whose hand-off would find the executor shut down: the two complete anyway.
             assertEquals("1 on uring4j-handover", read.get(10, TimeUnit.SECONDS));
             assertEquals(1, write.get(10, TimeUnit.SECONDS));
+        } finally {
+            one.shutdownNow();
+        }
+    }
+
+    /**
+     * A future executor whose saturation policy drops the oldest waiting task (a hostile probe's case): the drop of
+     * the waiting hand-off task strands no completion, that one's or any later one's, and they complete on the
+     * executor (every later future of the executor waited for ever).
+     */
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void aHandOffDiscardedByASaturatedExecutorStrandsNoCompletion(Backend backend) throws Exception {
+        ThreadPoolExecutor one = new ThreadPoolExecutor(1, 1, 1, TimeUnit.SECONDS, new ArrayBlockingQueue<>(1),
+                r -> new Thread(r, "discarding"), new ThreadPoolExecutor.DiscardOldestPolicy());
+        Path p = dir.resolve("discarded");
+        java.nio.file.Files.write(p, new byte[100]);
+        try (IoExecutor io = IoExecutor.builder().backend(backend).futureExecutor(one).callerReads(false).build();
+                AsyncFile f = get(AsyncFile.open(io, p, StandardOpenOption.READ))) {
+            CountDownLatch release = new CountDownLatch(1);
+            CountDownLatch busy = new CountDownLatch(1);
+            one.execute(() -> {
+                busy.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            assertTrue(busy.await(10, TimeUnit.SECONDS));
+            CompletableFuture<String> size = f.size().thenApply(n -> n + " on " + Thread.currentThread().getName());
+            for (int i = 0; i < 1000 && one.getQueue().isEmpty(); i++) {
+                Thread.sleep(10); // until the hand-off task waits in the queue
+            }
+            one.execute(() -> { }); // the queue is full: the policy drops the waiting hand-off task
+            release.countDown();
+            assertEquals("100 on discarding", size.get(10, TimeUnit.SECONDS));
+            assertEquals("100 on discarding", f.size().thenApply(n -> n + " on " + Thread.currentThread().getName())
+                    .get(10, TimeUnit.SECONDS));
         } finally {
             one.shutdownNow();
         }
