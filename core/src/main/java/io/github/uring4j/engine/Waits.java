@@ -70,6 +70,17 @@ public final class Waits {
     }
 
     /**
+     * Whether this thread must not wait for an operation of {@code backend}: it is one of that backend's loops,
+     * which complete it, or any io_uring loop waiting for an io_uring operation (two loops each waiting for an
+     * operation of the other's would stop both for good).
+     */
+    public static boolean mayNotWait(IoBackend backend) {
+        return backend.mustNotBlock(Thread.currentThread())
+                || backend instanceof io.github.uring4j.engine.uring.UringBackend
+                        && io.github.uring4j.engine.uring.UringBackend.onAnyLoop();
+    }
+
+    /**
      * Spins until {@code f} is done or {@code nanos} have passed, on a platform thread whose recent spins did not
      * fail too often, unless {@link #MAX_SPINNERS} threads spin already; returns at once on a virtual thread, on an interrupted one (whose wait then throws at once), with
      * {@code nanos} 0, or when {@code f} is done. An interrupt during the spin ends it as a failed one. The caller then

@@ -73,10 +73,11 @@ class OpFuture<T> extends CompletableFuture<T> {
     }
 
     private void checkMayWait() {
-        if (!isDone() && backend.mustNotBlock(Thread.currentThread())) {
+        if (!isDone() && Waits.mayNotWait(backend)) {
             throw new IllegalStateException("waiting for an uring4j operation on the event loop thread "
-                    + Thread.currentThread().getName() + " would stop the loop that completes it: chain the next step"
-                    + " (thenApply, thenCompose, whenComplete) or use the CompletionHandler form instead of join()/get()");
+                    + Thread.currentThread().getName() + " would stop that loop (the one that completes it, or one"
+                    + " whose operations another loop may be waiting for): chain the next step (thenApply,"
+                    + " thenCompose, whenComplete) or use the CompletionHandler form instead of join()/get()");
         }
     }
 

@@ -544,7 +544,7 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
         @Override
         public V get(long timeout, TimeUnit unit) throws InterruptedException, ExecutionException, TimeoutException {
             IoBackend b = backend;
-            if (state.get() == PENDING && b != null && b.mustNotBlock(Thread.currentThread())) {
+            if (state.get() == PENDING && b != null && Waits.mayNotWait(b)) {
                 throw new IllegalStateException("waiting for an uring4j operation on the event loop thread "
                         + Thread.currentThread().getName() + " would stop the loop that completes it: use the"
                         + " CompletionHandler form, or wait on another thread");

@@ -450,6 +450,31 @@ class UringExecutorTest {
     }
 
     /**
+     * join() on a loop thread of one executor for an operation of another io_uring executor fails at once too (a
+     * hostile probe's case: two loops each joining an operation of the other's stopped both for good).
+     */
+    @Test
+    void joinOnALoopForAnotherExecutorsOperationFailsToo() throws Exception {
+        Path p = dir.resolve("join-other");
+        Files.write(p, TestFiles.pattern(8192, 32));
+        try (IoExecutor a = uring().build(); IoExecutor b = uring().build();
+                AsyncFile fa = get(AsyncFile.open(a, p));
+                AsyncFile fb = get(AsyncFile.open(b, TestFiles.fifo(dir, "join-other-fifo"), StandardOpenOption.READ,
+                        StandardOpenOption.WRITE))) {
+            CompletableFuture<Integer>[] waiting = new CompletableFuture[1];
+            // a read of an empty FIFO: it cannot end before the join
+            CompletableFuture<Throwable> seen = TestFiles.onLoop(fa,
+                    () -> (waiting[0] = fb.read(ByteBuffer.allocateDirect(4), 0)).join());
+            Throwable t = get(seen);
+            assertInstanceOf(IllegalStateException.class, t);
+            assertTrue(t.getMessage().contains("event loop"), t.getMessage());
+            assertEquals(4, get(fb.write(ByteBuffer.wrap(new byte[4]), 0)));
+            assertEquals(4, get(waiting[0]));
+            assertEquals(4096, get(fa.read(ByteBuffer.allocateDirect(4096), 0)));
+        }
+    }
+
+    /**
      * A request issued on a loop's thread runs on that loop, even for a file another loop opened; one issued from
      * another thread runs on the file's own loop.
      */
