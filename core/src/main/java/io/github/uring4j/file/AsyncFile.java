@@ -152,7 +152,7 @@ public final class AsyncFile implements AutoCloseable {
      * @throws IllegalStateException         when the executor is closed
      */
     public static CompletableFuture<AsyncFile> open(IoExecutor executor, Path path, OpenOption... options) {
-        Request r = openRequest(executor, path, Set.of(options));
+        Request r = openRequest(executor, path, optionSet(options));
         OpFuture<AsyncFile> f = new OpFuture<>(executor, r, r.generation());
         r.target = f;
         FileIoEvents.begin(r, executor.backend.name());
@@ -232,6 +232,15 @@ public final class AsyncFile implements AutoCloseable {
     }
 
     private static final Set<OpenOption> READ_ONLY = Set.of(StandardOpenOption.READ);
+
+    /** The options as a set: one given twice counts once, as {@code FileChannel.open} takes it; none may be null. */
+    private static Set<OpenOption> optionSet(OpenOption... options) {
+        Set<OpenOption> set = new java.util.HashSet<>(options.length * 2);
+        for (OpenOption o : options) {
+            set.add(java.util.Objects.requireNonNull(o, "an open option is null"));
+        }
+        return set;
+    }
 
     private static Request readFileRequest(IoExecutor executor, Path path) {
         Objects.requireNonNull(executor, "executor");

@@ -324,6 +324,23 @@ abstract class AsyncFileContract {
     }
 
     /**
+     * An option given twice counts once, as {@code FileChannel.open} takes it (it failed with "duplicate element"); a
+     * null option is refused with {@code NullPointerException}, as there.
+     */
+    @Test
+    void anOptionGivenTwiceCountsOnceAndANullOneIsRefused() throws Exception {
+        Path p = file("twice", pattern(100, 8));
+        try (AsyncFile f = open(p, StandardOpenOption.READ, StandardOpenOption.READ, StandardOpenOption.WRITE,
+                StandardOpenOption.WRITE)) {
+            assertEquals(100, get(f.read(ByteBuffer.allocate(100), 0)));
+            assertEquals(1, get(f.write(ByteBuffer.wrap(new byte[1]), 0)));
+        }
+        assertThrows(NullPointerException.class, () -> AsyncFile.open(io, p, StandardOpenOption.READ, null));
+        assertThrows(NullPointerException.class, () -> java.nio.channels.FileChannel.open(p, StandardOpenOption.READ,
+                null));
+    }
+
+    /**
      * The JDK's own name for {@code O_DIRECT}, {@code com.sun.nio.file.ExtendedOpenOption.DIRECT}, opens the file as
      * {@link FileOption#DIRECT} does (it was refused as an unsupported option, where the drop-in channels took it).
      */
