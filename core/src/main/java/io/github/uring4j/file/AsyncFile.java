@@ -130,7 +130,16 @@ public final class AsyncFile implements AutoCloseable {
 
     /** Opens {@code path} on the {@linkplain IoExecutor#defaultExecutor() default executor}. */
     public static CompletableFuture<AsyncFile> open(Path path, OpenOption... options) {
-        return open(IoExecutor.defaultExecutor(), path, options);
+        IoExecutor e = IoExecutor.defaultExecutor();
+        try {
+            return open(e, path, options);
+        } catch (IllegalStateException closed) {
+            if (e.isOpen()) {
+                throw closed;
+            }
+            // closed by another thread since it was handed out: the default made next, as the javadoc promises
+            return open(IoExecutor.defaultExecutor(), path, options);
+        }
     }
 
     /**
@@ -827,7 +836,9 @@ public final class AsyncFile implements AutoCloseable {
      * the copy starts, so bytes appended meanwhile are not copied, nor those the copy itself appends when
      * {@code target} is this file (one that says it is empty, as those of {@code /proc} do, is read until it ends).
      * Both files are duplicated when the call is made: closing either meanwhile does not stop the copy, and no
-     * descriptor outlives it. Between files the kernel
+     * descriptor outlives it. A cancel, or a close of this file's executor, stops it before its next call (at most
+     * 64 MiB later); the executor's close fails it with {@link java.nio.channels.AsynchronousCloseException}.
+     * Between files the kernel
      * cannot copy (another file system on an older kernel) the helper copies through a buffer; without native
      * access, through reads and writes of the two files. The future completes on the helper thread (or the
      * {@linkplain IoExecutor.Builder#futureExecutor executor's future executor}).

@@ -104,8 +104,9 @@ final class Copies {
             long done = 0;
             Throwable failure = null;
             try (Arena a = Arena.ofConfined()) {
+                IoExecutor executor = from.executor();
                 done = copy(a, inFd, position, outFd, targetPosition, count, from.handle, to.handle,
-                        result::isCancelled);
+                        () -> result.isCancelled() || !executor.isOpen());
             } catch (Throwable t) {
                 failure = t;
             } finally {
@@ -128,9 +129,12 @@ final class Copies {
         return result;
     }
 
-    /** What a cancelled copy ends with (its future is cancelled already, and takes no other result). */
-    private static java.util.concurrent.CancellationException stopped() {
-        return new java.util.concurrent.CancellationException("the copy was cancelled");
+    /**
+     * What a stopped copy ends with: its executor was closed, as the executor's other operations that did not finish
+     * (a cancelled copy's future is cancelled already, and takes no other result).
+     */
+    private static java.nio.channels.AsynchronousCloseException stopped() {
+        return new java.nio.channels.AsynchronousCloseException();
     }
 
     /** What an {@code EINVAL} of an {@code O_DIRECT} file means in a copy. */
@@ -142,9 +146,9 @@ final class Copies {
     /**
      * Copies on this thread; the bytes copied (fewer than {@code count} when the source ends first). The copy goes in
      * calls of at most {@link #CALL} bytes and stops before the next once {@code stopped} says so (its future was
-     * cancelled): a cancelled copy of 1 GiB went on to its end, and wrote over what the caller wrote to the target
-     * after the cancel. The call in progress still ends (a few milliseconds). Closing the files does not stop it: the
-     * copy has descriptors of its own, and ends as started.
+     * cancelled, or the source's executor closed): a cancelled copy of 1 GiB went on to its end, and wrote over what
+     * the caller wrote to the target after the cancel. The call in progress still ends (a few milliseconds). Closing
+     * the files does not stop it: the copy has descriptors of its own, and ends as started.
      */
     private static long copy(Arena a, int in, long inPos, int out, long outPos, long count, FileHandle from,
             FileHandle to, java.util.function.BooleanSupplier stopped) throws IOException {

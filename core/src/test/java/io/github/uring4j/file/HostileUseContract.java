@@ -812,6 +812,21 @@ abstract class HostileUseContract {
         }
     }
 
+    /**
+     * The same copy, its executor closed: the copy stops and fails with {@code AsynchronousCloseException}, as the
+     * executor's other operations that did not finish (it went on, and ended as started, after the close).
+     */
+    @Test
+    void aCopyStopsWhenItsExecutorCloses() throws Exception {
+        AsyncFile zero = open(Path.of("/dev/zero"), StandardOpenOption.READ);
+        AsyncFile sink = open(Path.of("/dev/null"), StandardOpenOption.WRITE);
+        CompletableFuture<Long> copy = zero.transferTo(0, Long.MAX_VALUE, sink, 0);
+        awaitCopying(true);
+        io.close();
+        awaitCopying(false);
+        assertInstanceOf(AsynchronousCloseException.class, failure(copy));
+    }
+
     /** Waits until some thread is (or no thread is any more) inside the library's copy. */
     private static void awaitCopying(boolean copying) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
