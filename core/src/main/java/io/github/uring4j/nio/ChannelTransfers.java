@@ -130,6 +130,9 @@ final class ChannelTransfers {
         return n >= 0 ? n : transferToChannel(ch, position, count, target);
     }
 
+    /** The most one {@code copy_file_range} of a transfer between two drop-in channels copies. */
+    private static final long COPY_CALL = 64L << 20;
+
     /** The JDK's channel maps for transfers of this many bytes or more... */
     private static final long MAPPED_TRANSFER_THRESHOLD = 16 * 1024;
     /** ... this many at a time. */
@@ -260,6 +263,10 @@ final class ChannelTransfers {
                 }
             }
             return done;
+        } catch (ClosedByInterruptException e) {
+            // an interrupt closed the target while it waited (a full pipe): it closes this channel too, as the JDK's
+            // transfer to such a target does, whatever moved before (the count was returned, this channel left open)
+            throw transferFailed(ch, e, target);
         } catch (IOException e) {
             if (done > 0) {
                 return done;
@@ -521,6 +528,9 @@ final class ChannelTransfers {
                 try {
                     long done = bigCopy(c, in, inPos, out, outPos, count);
                     while (true) { // one call even for nothing (and again after EINTR)
+                        if (done > 0 && (!in.isOpen() || !out.isOpen())) {
+                            break; // the pieces stopped for a close
+                        }
                         MemorySegment inOff = inPos < 0 ? MemorySegment.NULL : c.offsets.asSlice(0, 8);
                         MemorySegment outOff = outPos < 0 ? MemorySegment.NULL : c.offsets.asSlice(8, 8);
                         if (inPos >= 0) {
@@ -529,7 +539,8 @@ final class ChannelTransfers {
                         if (outPos >= 0) {
                             outOff.set(JAVA_LONG, 0, outPos + done);
                         }
-                        long n = LeanCalls.copyFileRange(c.capture, in.fd, inOff, out.fd, outOff, count - done);
+                        long ask = Math.min(count - done, COPY_CALL);
+                        long n = LeanCalls.copyFileRange(c.capture, in.fd, inOff, out.fd, outOff, ask);
                         Counters.CALLER_CALLS.increment();
                         if (n == -Errno.EINTR) {
                             continue;
@@ -553,9 +564,14 @@ final class ChannelTransfers {
                             break;
                         }
                         done += n;
-                        // One call that copied something is the transfer, as the JDK's channel makes it: XFS clones
-                        // the whole blocks of a range and says so, leaving the rest to the caller's next transfer.
-                        break;
+                        // A call that copied less than asked ends the transfer, as the JDK's one call does: XFS
+                        // clones the whole blocks of a range and says so, leaving the rest to the caller's next
+                        // transfer. The calls are of at most COPY_CALL bytes, so that a close (or an interrupt, which
+                        // closes) waits for one of them, not for the whole copy: it ends the transfer with the bytes
+                        // copied, as the JDK's close, whose signal cuts its one call short, does.
+                        if (n < ask || done >= count || !in.isOpen() || !out.isOpen()) {
+                            break;
+                        }
                     }
                     Counters.KERNEL_COPIES.increment();
                     Counters.BYTES_READ.add(done);
@@ -589,7 +605,8 @@ final class ChannelTransfers {
         if (inAt < 0 || outAt < 0) {
             return 0;
         }
-        KernelCopy.Result r = KernelCopy.copy(in.fd, inAt, out.fd, outAt, count);
+        // no piece taken once either channel is closing (a close, an interrupt), which waits for the pieces copying
+        KernelCopy.Result r = KernelCopy.copy(in.fd, inAt, out.fd, outAt, count, () -> !in.isOpen() || !out.isOpen());
         if (r == null) {
             return 0;
         }

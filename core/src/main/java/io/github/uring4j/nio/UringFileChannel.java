@@ -1800,7 +1800,24 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         ensureOpen();
         checkMap(mode, position, size);
         blocking(); // here, not in the JDK's channel behind: an interrupt closes this channel
-        return jdk().map(mode, position, size);
+        try {
+            return jdk().map(mode, position, size);
+        } catch (ClosedByInterruptException e) {
+            throw closedByInterrupt(e);
+        }
+    }
+
+    /**
+     * An interrupt during a call of the JDK's channel behind this one closed that channel only: this one closes too,
+     * as the JDK's does (it stayed open with no map or lock working any more, and its locks silently gone).
+     */
+    private ClosedByInterruptException closedByInterrupt(ClosedByInterruptException e) {
+        try {
+            close();
+        } catch (IOException closing) {
+            e.addSuppressed(closing);
+        }
+        return e;
     }
 
     @Override
@@ -1820,7 +1837,11 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         ensureOpen();
         checkMap(mode, offset, size);
         blocking();
-        return jdk().map(mode, offset, size, arena);
+        try {
+            return jdk().map(mode, offset, size, arena);
+        } catch (ClosedByInterruptException e) {
+            throw closedByInterrupt(e);
+        }
     }
 
     /** What the JDK's channel checks of a map before it begins (and an interrupt closes it). */

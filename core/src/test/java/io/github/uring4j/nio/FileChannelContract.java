@@ -1449,6 +1449,118 @@ abstract class FileChannelContract {
     }
 
     /**
+     * A thread mapping the file again and again, interrupted (a hostile probe's case, twenty times): the map that
+     * meets the interrupt throws {@code ClosedByInterruptException} and the channel is closed, its lock gone, the
+     * interrupt status set. The drop-in maps through the JDK's channel of the file, whose own interrupt handling
+     * closed only that one: this channel stayed open, its maps and locks failing, its lock silently released.
+     */
+    @Test
+    void anInterruptedMapClosesTheChannel() throws Exception {
+        Path p = file("map-interrupted", pattern(1 << 20, 97));
+        for (int trial = 0; trial < 20; trial++) {
+            FileChannel ch = open(p, READ, WRITE);
+            try {
+                FileLock held = ch.lock(0, 10, false);
+                java.util.concurrent.atomic.AtomicReference<Throwable> ended = new java.util.concurrent.atomic.AtomicReference<>();
+                java.util.concurrent.atomic.AtomicBoolean flag = new java.util.concurrent.atomic.AtomicBoolean();
+                java.util.concurrent.CountDownLatch mapping = new java.util.concurrent.CountDownLatch(1);
+                Thread t = Thread.ofPlatform().start(() -> {
+                    try {
+                        while (true) {
+                            ch.map(FileChannel.MapMode.READ_ONLY, 0, 1 << 20);
+                            mapping.countDown();
+                        }
+                    } catch (Throwable e) {
+                        ended.set(e);
+                        flag.set(Thread.currentThread().isInterrupted());
+                    }
+                });
+                assertTrue(mapping.await(30, TimeUnit.SECONDS));
+                t.interrupt();
+                t.join(30_000);
+                assertInstanceOf(ClosedByInterruptException.class, ended.get());
+                assertTrue(flag.get(), "the interrupt status is kept");
+                assertFalse(ch.isOpen(), "trial " + trial + ": the channel is still open after the interrupted map");
+                assertFalse(held.isValid(), "the lock of a closed channel");
+            } finally {
+                ch.close();
+            }
+        }
+    }
+
+    /**
+     * A transfer into a pipe nobody reads, interrupted while it waits for room: it fails with
+     * {@code ClosedByInterruptException}, this channel is closed and the interrupt status set (the drop-in returned
+     * the 64 KiB that fitted and left this channel open).
+     */
+    @Test
+    void aTransferIntoAFullPipeInterruptedClosesTheChannel() throws Exception {
+        Path p = file("into-pipe", pattern(8 << 20, 98));
+        Pipe pipe = Pipe.open();
+        try (FileChannel ch = open(p, READ)) {
+            java.util.concurrent.atomic.AtomicReference<Object> ended = new java.util.concurrent.atomic.AtomicReference<>();
+            java.util.concurrent.atomic.AtomicBoolean flag = new java.util.concurrent.atomic.AtomicBoolean();
+            Thread t = Thread.ofPlatform().start(() -> {
+                try {
+                    ended.set(ch.transferTo(0, 8 << 20, pipe.sink()));
+                } catch (Throwable e) {
+                    ended.set(e);
+                }
+                flag.set(Thread.currentThread().isInterrupted());
+            });
+            Thread.sleep(200); // the pipe is full by now, and the transfer waits (an earlier interrupt ends the same)
+            t.interrupt();
+            t.join(30_000);
+            assertInstanceOf(ClosedByInterruptException.class, ended.get());
+            assertTrue(flag.get(), "the interrupt status is kept");
+            assertFalse(ch.isOpen(), "the source channel is still open after the interrupted transfer");
+        } finally {
+            pipe.sink().close();
+            pipe.source().close();
+        }
+    }
+
+    /**
+     * A large copy from the device whose source is closed by another thread once the target grows: the transfer ends
+     * with the bytes copied so far (the JDK's close cuts its one call short with a signal), the target holds them and
+     * nothing past them. uring4j copied on to the end (256 MiB here) before the close could return; it now copies in
+     * calls and pieces of at most 64 MiB and takes none after the close.
+     */
+    @Test
+    void aCloseDuringALargeTransferEndsItWithTheBytesCopied() throws Exception {
+        int n = (int) (8 * KernelCopy.PIECE);
+        byte[] data = pattern(n, 96);
+        Path big = file("big-closed", data);
+        io.github.uring4j.file.TestFiles.evict(big);
+        FileChannel in = open(big, READ);
+        try (FileChannel out = open(file("big-closed-copy", new byte[0]), READ, WRITE)) {
+            java.util.concurrent.CompletableFuture<Object> copy = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try {
+                    return in.transferTo(0, n, out);
+                } catch (IOException e) {
+                    return e;
+                }
+            });
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (out.size() == 0 && !copy.isDone() && System.nanoTime() < deadline) {
+                Thread.onSpinWait(); // until the copy is under way
+            }
+            in.close();
+            Object r = copy.get(60, TimeUnit.SECONDS);
+            if (r instanceof Throwable t) {
+                assertInstanceOf(java.nio.channels.AsynchronousCloseException.class, t);
+            } else {
+                long got = (Long) r;
+                assertTrue(got > 0 && got < n, "copied " + got + " of " + n + " bytes after a close");
+                assertEquals(got, out.size(), "nothing past what was copied");
+                assertArrayEquals(range(data, 0, (int) got), read(out, 0, (int) got));
+            }
+        } finally {
+            in.close();
+        }
+    }
+
+    /**
      * A copy onto a full disk (a file system of its own, where the test may make one) stops where the disk is full:
      * the count says how much was copied, the target is no longer than that, and what it holds is right. uring4j
      * splits this copy (from the device, two pieces or more); the pieces after the one that met the full disk are
