@@ -60,6 +60,10 @@ final class MappedReads {
             }
             return -1;
         }
+        if (!m.enter()) {
+            return -1; // being unmapped (the file grew, shrank, or the channel closes)
+        }
+        boolean faulted = false;
         try {
             if (dst.hasArray()) {
                 MemorySegment.copy(m.segment, ValueLayout.JAVA_BYTE, position, dst.array(),
@@ -68,7 +72,7 @@ final class MappedReads {
                 MemorySegment.copy(m.segment, position, Memory.whole(dst), dst.position(), len);
             }
         } catch (IllegalStateException e) {
-            // the mapping was replaced or the channel closed meanwhile (or dst's arena closed: the call says which)
+            // dst's arena closed (the call says so), or the channel (the mapping is not unmapped under a copy)
             ch.ensureOpen();
             if (dst.isDirect() && !MemorySegment.ofBuffer(dst).scope().isAlive()) {
                 throw e;
@@ -77,7 +81,12 @@ final class MappedReads {
         } catch (InternalError e) {
             // SIGBUS: the file was truncated under the mapping; the system call tells the truth. Only sometimes caught
             // here: in compiled code the JVM may throw it after the copy returned (see UringFileChannel's comment).
-            drop(ch, m);
+            faulted = true;
+        } finally {
+            m.exit();
+        }
+        if (faulted) {
+            drop(ch, m); // after the exit: the drop waits for the readers in the mapping
             return -1;
         }
         dst.position(dst.position() + len);
@@ -136,11 +145,20 @@ final class MappedReads {
         }
     }
 
-    /** The file mapped read-only in a shared arena: closing the arena unmaps it safely under concurrent readers. */
+    /**
+     * The file mapped read-only in a shared arena, and the readers copying from it. The arena is closed only once no
+     * reader is in a copy: a shared arena closed under a thread's access makes the JVM throw into that thread
+     * asynchronously, which also sets its interrupt status, so that its next system call closed the channel with
+     * {@code ClosedByInterruptException} (a reader of a file another thread appended to, when the mapping was
+     * replaced at the file's new size).
+     */
     static final class Mapping {
+        private static final int CLOSING = 1 << 30;
         final Arena arena = Arena.ofShared();
         final MemorySegment segment;
         final long length;
+        /** Readers in a copy; {@link #CLOSING} added once it is being unmapped. */
+        private final java.util.concurrent.atomic.AtomicInteger users = new java.util.concurrent.atomic.AtomicInteger();
 
         Mapping(long address, long length) {
             this.length = length;
@@ -148,19 +166,34 @@ final class MappedReads {
                     s -> Syscalls.system().munmap(address, length));
         }
 
-        /** Unmaps once no reader is in the middle of a copy (a shared arena's close waits them out). */
+        /** A reader begins a copy; false once the mapping is being unmapped. */
+        boolean enter() {
+            if ((users.incrementAndGet() & CLOSING) != 0) {
+                users.decrementAndGet();
+                return false;
+            }
+            return true;
+        }
+
+        /** The reader's copy is over. */
+        void exit() {
+            users.decrementAndGet();
+        }
+
+        /** Unmaps once no reader is in the middle of a copy (no new one starts). */
         void unmap() {
-            while (true) {
-                try {
-                    arena.close();
-                    return;
-                } catch (IllegalStateException e) {
-                    if (!arena.scope().isAlive()) {
-                        return;
-                    }
+            int u = users.getAndUpdate(v -> v | CLOSING);
+            if ((u & CLOSING) != 0) {
+                return; // another thread unmaps it
+            }
+            for (int spins = 0; users.get() != CLOSING; spins++) {
+                if (spins < 100) {
                     Thread.onSpinWait();
+                } else {
+                    Thread.yield(); // a copy of at most 256 KiB, or a reader preempted in one
                 }
             }
+            arena.close();
         }
     }
 }

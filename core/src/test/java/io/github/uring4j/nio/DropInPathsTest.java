@@ -3,6 +3,7 @@ package io.github.uring4j.nio;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -108,6 +109,74 @@ class DropInPathsTest {
                 assertEquals(1, b.get(5000 - 4096));
                 assertEquals(3, b.get(5002 - 4096));
             }
+        }
+    }
+
+    /**
+     * With {@code uring4j.mappedReads} set, six platform threads read at positions while a seventh appends to the
+     * file, so the mapping is replaced at the file's new size again and again (a hostile probe's case): every read
+     * gets its bytes, no thread finds its interrupt status set and the channel stays open. The old mapping's shared
+     * arena was closed under readers' copies, and the JVM, throwing into those threads, set their interrupt status:
+     * their next system call closed the channel with {@code ClosedByInterruptException}.
+     */
+    @Test
+    void mappedReadsOfAGrowingFileInterruptNobody() throws Exception {
+        Path p = file(1 << 20);
+        byte[] want = Files.readAllBytes(p);
+        System.setProperty(MappedReads.PROPERTY, "true");
+        FileChannel ch;
+        try {
+            ch = UringFiles.newFileChannel(p, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        } finally {
+            System.clearProperty(MappedReads.PROPERTY);
+        }
+        long before = UringFiles.statistics().mappedReads();
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        try (ch) {
+            List<Thread> threads = new java.util.ArrayList<>();
+            for (int t = 0; t < 6; t++) {
+                int seed = t;
+                threads.add(Thread.ofPlatform().start(() -> {
+                    java.util.Random r = new java.util.Random(seed);
+                    ByteBuffer b = ByteBuffer.allocate(4096);
+                    try {
+                        while (!stop.get()) {
+                            int at = r.nextInt((1 << 20) - 4096);
+                            assertEquals(4096, ch.read(b.clear(), at));
+                            assertEquals(want[at], b.get(0));
+                            assertEquals(want[at + 4095], b.get(4095));
+                            if (Thread.currentThread().isInterrupted()) {
+                                throw new AssertionError("a reader's interrupt status is set");
+                            }
+                        }
+                    } catch (Throwable e) {
+                        failure.compareAndSet(null, e);
+                    }
+                }));
+            }
+            threads.add(Thread.ofPlatform().start(() -> {
+                ByteBuffer b = ByteBuffer.allocate(64 * 1024);
+                try {
+                    for (int i = 0; i < 300 && !stop.get(); i++) {
+                        ch.write(b.clear(), ch.size()); // the file grows
+                        ByteBuffer r = ByteBuffer.allocate(4096);
+                        for (int j = 0; j < 64; j++) {
+                            ch.read(r.clear(), ch.size() - 4096); // reads beyond the mapping make it again
+                        }
+                    }
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                } finally {
+                    stop.set(true);
+                }
+            }));
+            for (Thread t : threads) {
+                t.join(60_000);
+            }
+            assertNull(failure.get(), String.valueOf(failure.get()));
+            assertTrue(ch.isOpen());
+            assertTrue(UringFiles.statistics().mappedReads() - before > 100, "reads came from the mapping");
         }
     }
 
