@@ -559,6 +559,13 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
                 } catch (java.nio.file.AccessDeniedException e) {
                     throw new java.nio.file.AccessDeniedException(path, null, "map and the file locks use the JDK's"
                             + " channel on a second descriptor of the file, which its permissions do not allow");
+                } catch (java.nio.file.FileSystemException e) {
+                    // the descriptor limit, say: named by the file's path, not the internal /proc/self/fd one
+                    java.nio.file.FileSystemException named = new java.nio.file.FileSystemException(path, null,
+                            e.getReason() + " (map and the file locks use the JDK's channel on a second descriptor of"
+                                    + " the file, opened on first use)");
+                    named.initCause(e);
+                    throw named;
                 }
                 resources.jdk = j;
             }
