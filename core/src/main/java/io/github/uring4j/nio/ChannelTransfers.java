@@ -295,7 +295,10 @@ final class ChannelTransfers {
         }
         try {
             ch.ensureOpen();
-            ch.blocking(); // an interrupt the caller brings closes the channel here, as the JDK's checks do
+            if (src instanceof FileChannel) {
+                ch.blocking(); // an interrupt the caller brings closes the channel here, as the JDK's copy does
+            } // from another channel the JDK reads first: one that gives nothing leaves an interrupted caller's
+              // channel open (its writes meet the interrupt)
             return transferFromChecked(ch, src, position, count);
         } catch (ClosedChannelException e) {
             throw transferFailed(ch, e, src);

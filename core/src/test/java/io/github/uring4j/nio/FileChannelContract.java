@@ -1449,6 +1449,42 @@ abstract class FileChannelContract {
     }
 
     /**
+     * An interrupted thread's {@code transferFrom} of a channel that is not interruptible and gives nothing (at its
+     * end), or of no bytes: 0, and the channel stays open, the interrupt status set; the JDK's reads the source first
+     * and writes nothing (the drop-in closed the channel with {@code ClosedByInterruptException} before reading).
+     */
+    @Test
+    void anInterruptedTransferFromOfNothingLeavesTheChannelOpen() throws Exception {
+        Path p = file("interrupted-from", pattern(100, 99));
+        ReadableByteChannel ended = new ReadableByteChannel() {
+            @Override
+            public int read(ByteBuffer dst) {
+                return -1;
+            }
+
+            @Override
+            public boolean isOpen() {
+                return true;
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        try (FileChannel ch = open(p, READ, WRITE)) {
+            Thread.currentThread().interrupt();
+            try {
+                assertEquals(0, ch.transferFrom(ended, 0, 10));
+                assertEquals(0, ch.transferFrom(ended, 0, 0));
+                assertTrue(Thread.currentThread().isInterrupted());
+                assertTrue(ch.isOpen());
+            } finally {
+                Thread.interrupted();
+            }
+        }
+    }
+
+    /**
      * A thread mapping the file again and again, interrupted (a hostile probe's case, twenty times): the map that
      * meets the interrupt throws {@code ClosedByInterruptException} and the channel is closed, its lock gone, the
      * interrupt status set. The drop-in maps through the JDK's channel of the file, whose own interrupt handling
