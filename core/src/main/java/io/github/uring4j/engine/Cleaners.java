@@ -8,12 +8,32 @@ import java.lang.ref.Cleaner;
  * layer, which sits below this one.)
  */
 public final class Cleaners {
-    public static final Cleaner CLEANER = Cleaner.create(r -> {
-        Thread t = new Thread(r, "uring4j-cleaner");
-        t.setDaemon(true);
-        return t;
-    });
+    private static volatile Cleaner cleaner;
 
     private Cleaners() {
+    }
+
+    /**
+     * The cleaner, made on first use. Not in a static initializer: a thread that cannot be started there (the thread
+     * limit reached for a moment) failed the class for good, and every later use of the library with it
+     * ({@code NoClassDefFoundError}); here the error is said ({@code OutOfMemoryError: unable to create native
+     * thread}) and the next use tries again.
+     */
+    public static Cleaner cleaner() {
+        Cleaner c = cleaner;
+        if (c == null) {
+            synchronized (Cleaners.class) {
+                c = cleaner;
+                if (c == null) {
+                    c = Cleaner.create(r -> {
+                        Thread t = new Thread(r, "uring4j-cleaner");
+                        t.setDaemon(true);
+                        return t;
+                    });
+                    cleaner = c;
+                }
+            }
+        }
+        return c;
     }
 }

@@ -47,6 +47,11 @@ public interface IoBackend {
      */
     boolean mustNotBlock(Thread t);
 
+    /** True once a thread the backend needs has failed for good (an event loop that died): it serves nothing more. */
+    default boolean broken() {
+        return false;
+    }
+
     /** Stops accepting requests, ends everything in flight, closes the files, frees the rest. Idempotent. */
     void shutdown();
 

@@ -101,7 +101,6 @@ import java.util.concurrent.CompletionException;
 public final class AsyncFile implements AutoCloseable {
     private static final int SYNC_RANGE_FLAGS =
             Uapi.SYNC_FILE_RANGE_WAIT_BEFORE | Uapi.SYNC_FILE_RANGE_WRITE | Uapi.SYNC_FILE_RANGE_WAIT_AFTER;
-    private static final Cleaner CLEANER = io.github.uring4j.engine.Cleaners.CLEANER;
 
     final IoExecutor executor;
     final FileHandle handle;
@@ -115,7 +114,7 @@ public final class AsyncFile implements AutoCloseable {
         this.executor = executor;
         this.handle = handle;
         this.backend = executor.backend;
-        this.cleanable = CLEANER.register(this, new Dropped(handle));
+        this.cleanable = io.github.uring4j.engine.Cleaners.cleaner().register(this, new Dropped(handle));
     }
 
     /** Closes the handle of a file that became unreachable without close(). Holds no reference to the file. */
@@ -837,7 +836,9 @@ public final class AsyncFile implements AutoCloseable {
      * {@code target} is this file (one that says it is empty, as those of {@code /proc} do, is read until it ends).
      * Both files are duplicated when the call is made: closing either meanwhile does not stop the copy, and no
      * descriptor outlives it. A cancel, or a close of this file's executor, stops it before its next call (at most
-     * 64 MiB later); the executor's close fails it with {@link java.nio.channels.AsynchronousCloseException}.
+     * 64 MiB later); the executor's close fails it with {@link java.nio.channels.AsynchronousCloseException}. An
+     * error once bytes were copied (a full disk, a file-size limit) ends the copy with their count, as the JDK's
+     * transfers do; a copy that copied nothing fails with it.
      * Between files the kernel
      * cannot copy (another file system on an older kernel) the helper copies through a buffer; without native
      * access, through reads and writes of the two files. The future completes on the helper thread (or the

@@ -40,7 +40,6 @@ public final class BufferPool implements AutoCloseable {
     private boolean closed;
     private final Cleaner.Cleanable cleanable;
 
-    private static final Cleaner CLEANER = io.github.uring4j.engine.Cleaners.CLEANER;
 
     /** Unregisters and closes the region, once: by {@link #close()} or when the pool became unreachable. */
     private record Closing(PinnedRegion region, IoBackend registeredWith) implements Runnable {
@@ -93,7 +92,7 @@ public final class BufferPool implements AutoCloseable {
         }
         this.registeredWith = with;
         this.registrationFailure = failure;
-        this.cleanable = CLEANER.register(this, new Closing(region, with == null ? null : with.backend));
+        this.cleanable = io.github.uring4j.engine.Cleaners.cleaner().register(this, new Closing(region, with == null ? null : with.backend));
     }
 
     public static Builder builder() {

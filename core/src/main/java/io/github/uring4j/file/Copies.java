@@ -193,6 +193,9 @@ final class Copies {
                 return done + buffered(a, capture, in, inPos + done, out, outPos + done, count - done, from, to,
                         stopped);
             }
+            if (n < 0 && done > 0) {
+                break; // a full disk, a file-size limit: what was copied is the result, as the JDK's transfers say
+            }
             if (n < 0) {
                 throw new FileIOException((int) -n, "copy_file_range", inPath, inPos + done,
                         Errno.name((int) -n) + " copying " + inPath + " at " + (inPos + done) + " to " + outPath
@@ -224,6 +227,9 @@ final class Copies {
             if (r == -Errno.EINTR) {
                 continue;
             }
+            if (r < 0 && done > 0) {
+                return done; // what was copied is the result, as the JDK's transfers say
+            }
             if (r < 0) {
                 throw new FileIOException((int) -r, "pread", inPath, inPos + done, Errno.name((int) -r)
                         + " reading " + inPath + " at " + (inPos + done) + " for a copy" + directHint((int) -r, from));
@@ -238,6 +244,9 @@ final class Copies {
                 long n = LeanCalls.pwritev2(capture, out, iov, 1, outPos + done + w, 0);
                 if (n == -Errno.EINTR) {
                     continue;
+                }
+                if (n <= 0 && done + w > 0) {
+                    return done + w; // a full disk, a file-size limit: what was copied is the result
                 }
                 if (n <= 0) {
                     int e = n == 0 ? Errno.EIO : (int) -n;

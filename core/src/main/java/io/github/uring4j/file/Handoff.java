@@ -149,11 +149,26 @@ final class Handoff implements Executor {
     private static final class Watch {
         static final long PERIOD_MILLIS = 50;
         static final Set<Handoff> watched = ConcurrentHashMap.newKeySet();
-        static final Thread THREAD = Thread.ofPlatform().daemon().name("uring4j-handoff-watch").start(Watch::run);
+        /** Started on first use, not in the class's initializer (a thread that could not start there failed the class). */
+        private static volatile Thread thread;
 
         static void add(Handoff h) {
             watched.add(h);
-            LockSupport.unpark(THREAD);
+            Thread t = thread;
+            if (t == null) {
+                synchronized (Watch.class) {
+                    t = thread;
+                    if (t == null) {
+                        try {
+                            t = Thread.ofPlatform().daemon().name("uring4j-handoff-watch").start(Watch::run);
+                        } catch (OutOfMemoryError | RuntimeException noThread) {
+                            return; // no thread now (the thread limit): the next hand-off watched tries again
+                        }
+                        thread = t;
+                    }
+                }
+            }
+            LockSupport.unpark(t);
         }
 
         private static void run() {

@@ -147,10 +147,9 @@ public final class IoExecutor implements AutoCloseable {
         this.life = new Lifecycle(backend);
         this.mbean = register();
         life.mbean = mbean;
-        this.cleanable = CLEANER.register(this, life);
+        this.cleanable = io.github.uring4j.engine.Cleaners.cleaner().register(this, life);
     }
 
-    private static final Cleaner CLEANER = io.github.uring4j.engine.Cleaners.CLEANER;
 
     /**
      * Closes the executor, once: by {@link #close()}, or when it became unreachable without it (nothing can start
@@ -281,12 +280,16 @@ public final class IoExecutor implements AutoCloseable {
 
     /**
      * The shared executor, created on first use with default settings and the backend named by the system
-     * property {@value #BACKEND_PROPERTY} (default {@code auto}). Its threads are daemons. If it was closed, a
-     * new one is created.
+     * property {@value #BACKEND_PROPERTY} (default {@code auto}). Its threads are daemons. If it was closed, or an
+     * event loop of it failed (an {@code OutOfMemoryError} on the loop, say), a new one is created.
      *
      * @throws UncheckedIOException when {@code uring4j.backend=io_uring} and io_uring cannot be set up
      */
     public static synchronized IoExecutor defaultExecutor() {
+        if (defaultExecutor != null && defaultExecutor.isOpen() && defaultExecutor.backend.broken()) {
+            // an event loop of it died (the heap was full, say): a new default serves what comes next
+            defaultExecutor.close();
+        }
         if (defaultExecutor == null || !defaultExecutor.isOpen()) {
             try {
                 Builder b = builder().name("uring4j-default");

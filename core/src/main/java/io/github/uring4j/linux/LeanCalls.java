@@ -186,6 +186,9 @@ public final class LeanCalls {
     }
 
     private static RuntimeException linkage(Throwable t) {
+        if (t instanceof VirtualMachineError e) {
+            throw e; // out of memory or stack on the way: said as itself, not as a call that failed to link
+        }
         return new IllegalStateException("native call failed", t);
     }
 

@@ -173,6 +173,9 @@ final class LibcSyscalls implements Syscalls {
     }
 
     private static RuntimeException linkage(Throwable t) {
+        if (t instanceof VirtualMachineError e) {
+            throw e; // out of memory or stack on the way: said as itself, not as a call that failed to link
+        }
         return new IllegalStateException("native call failed to link or run", t);
     }
 

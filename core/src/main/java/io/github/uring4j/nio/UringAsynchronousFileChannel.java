@@ -549,16 +549,20 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
                         + Thread.currentThread().getName() + " would stop the loop that completes it: use the"
                         + " CompletionHandler form, or wait on another thread");
             }
-            long deadline = System.nanoTime() + unit.toNanos(timeout);
-            Waits.spin(this, Math.min(Waits.DEFAULT_NANOS, unit.toNanos(timeout)));
+            long nanos = unit.toNanos(timeout);
+            if (nanos <= 0 && state.get() == PENDING) {
+                throw new TimeoutException(); // as the JDK's: no wait at all (a deadline of now + MIN_VALUE wrapped)
+            }
+            long start = System.nanoTime();
+            Waits.spin(this, Math.min(Waits.DEFAULT_NANOS, Math.max(0, nanos)));
             waiter = Thread.currentThread();
             try {
                 while (state.get() == PENDING) {
                     if (Thread.interrupted()) {
                         throw new InterruptedException();
                     }
-                    long left = deadline - System.nanoTime();
-                    if (timeout != Long.MAX_VALUE && left <= 0) {
+                    long left = nanos - (System.nanoTime() - start);
+                    if (nanos != Long.MAX_VALUE && left <= 0) {
                         throw new TimeoutException();
                     }
                     LockSupport.parkNanos(this, Math.min(left, TimeUnit.SECONDS.toNanos(1)));

@@ -85,7 +85,6 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class UringFileChannel extends FileChannel implements Builtin.Uninterruptible {
     private static final int CLOSED = 1 << 30;
-    private static final Cleaner CLEANER = io.github.uring4j.engine.Cleaners.CLEANER;
     /** Heap transfers move at most this much per system call (the staging memory kept per context). */
     private static final int STAGE = Call.SCRATCH_KEPT;
     /** The most bytes one {@code read(2)} or {@code write(2)} moves ({@code MAX_RW_COUNT}: 2 GiB less a page). */
@@ -230,7 +229,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         this.executors = executors;
         this.mapped = !o.direct && Boolean.getBoolean(MappedReads.PROPERTY) ? new MappedReads() : null;
         this.resources = new Resources(fd);
-        this.cleanable = CLEANER.register(this, resources);
+        this.cleanable = io.github.uring4j.engine.Cleaners.cleaner().register(this, resources);
         Counters.URING_CHANNELS.increment();
     }
 

@@ -145,10 +145,16 @@ public final class UringFiles {
             return true;
         }
         if (!RINGS.get() && RINGS.compareAndSet(false, true)) {
-            Thread t = new Thread(io.github.uring4j.engine.BackgroundWork.counted(UringFiles::startRings),
-                    "uring4j-start");
-            t.setDaemon(true);
-            t.start();
+            try {
+                Thread t = new Thread(io.github.uring4j.engine.BackgroundWork.counted(UringFiles::startRings),
+                        "uring4j-start");
+                t.setDaemon(true);
+                t.start();
+            } catch (OutOfMemoryError | RuntimeException noThread) {
+                // no thread to be had now (the thread limit): the rings start when a channel first needs them, and
+                // a later open tries this again; the JDK's channel needs no thread, and neither does this open
+                RINGS.set(false);
+            }
         }
         IoExecutor e = executor;
         if (e != null && !onUring) {
@@ -177,9 +183,10 @@ public final class UringFiles {
         LINKING.set(UringFiles.class.getModule().isNativeAccessEnabled());
         try {
             t.start();
-        } catch (Throwable e) { // out of threads: the first open links
+        } catch (OutOfMemoryError | RuntimeException e) {
+            // out of threads: the first open links on its own thread, and a later first use tries this again
             LINKING.set(false);
-            throw e;
+            EARLY.set(false);
         }
     }
 
@@ -271,7 +278,7 @@ public final class UringFiles {
     /** The executor the channels' ring operations run on, started on first use (and again if it was closed). */
     static IoExecutor ringExecutor() {
         IoExecutor e = executor;
-        if (e != null && e.isOpen()) {
+        if (e != null && e.isOpen() && !io.github.uring4j.engine.ExecutorDoor.get().backend(e).broken()) {
             return e;
         }
         e = IoExecutor.defaultExecutor();

@@ -71,11 +71,26 @@ public final class IoUring implements AutoCloseable {
 
     /** Release/acquire access to the ring indexes shared with the kernel. */
     private static final VarHandle INT = JAVA_INT.varHandle();
-    private static final Cleaner CLEANER = Cleaner.create(r -> {
-        Thread t = new Thread(r, "uring4j-ring-cleaner");
-        t.setDaemon(true);
-        return t;
-    });
+    /** Rings dropped unclosed: made on first use (a thread that could not start in a static initializer failed the class for good). */
+    private static volatile Cleaner cleaner;
+
+    private static Cleaner cleaner() {
+        Cleaner c = cleaner;
+        if (c == null) {
+            synchronized (IoUring.class) {
+                c = cleaner;
+                if (c == null) {
+                    c = Cleaner.create(r -> {
+                        Thread t = new Thread(r, "uring4j-ring-cleaner");
+                        t.setDaemon(true);
+                        return t;
+                    });
+                    cleaner = c;
+                }
+            }
+        }
+        return c;
+    }
 
     static {
         InternalAccess.ringOptions((options, syscalls) -> ((Options) options).syscalls(syscalls));
@@ -186,7 +201,14 @@ public final class IoUring implements AutoCloseable {
         this.completionOwner = owner;
         this.registrar = new Registrar(this, sys, ringFd);
         this.sqe = new Sqe(this, m.sqes);
-        this.cleanable = CLEANER.register(this, m.release);
+        Cleaner c;
+        try {
+            c = cleaner();
+        } catch (OutOfMemoryError | RuntimeException noThread) {
+            m.release.run(); // the ring's descriptor and mappings: nobody else will release them
+            throw noThread;
+        }
+        this.cleanable = c.register(this, m.release);
     }
 
     /** Options for {@link IoUring#open(Options)}; each flag reaches {@code io_uring_setup} as given. */

@@ -1164,8 +1164,13 @@ abstract class AsyncFileContract {
         assertEquals(before, TestFiles.openFds(), "descriptors left: " + TestFiles.fdTargets());
     }
 
+    /**
+     * A copy onto a full disk ends with the bytes it copied, as the JDK's transfers do (it failed with {@code ENOSPC},
+     * and the caller learnt how much was copied only from the message), the target holds them and nothing past them,
+     * and the next copy, from there, fails with {@code ENOSPC}.
+     */
     @Test
-    void aTransferToOntoAFullDiskFailsWithENOSPCAndLeavesNothingPastWhereItStopped() throws Exception {
+    void aTransferToOntoAFullDiskSaysWhatItCopiedAndTheNextFailsWithENOSPC() throws Exception {
         Path fs = TestFiles.smallFileSystem(dir, 100L << 20);
         try {
             int n = (int) (2 * KernelCopy.PIECE) + (6 << 20);
@@ -1173,14 +1178,17 @@ abstract class AsyncFileContract {
             Path src = Files.write(fs.resolve("src"), data);
             TestFiles.evict(src); // from the device: the copy is split
             Path dst = fs.resolve("dst");
+            long copied;
             try (AsyncFile in = open(src);
                     AsyncFile out = open(dst, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
-                Throwable t = failure(in.transferTo(0, n, out, 0));
+                copied = get(in.transferTo(0, n, out, 0));
+                assertTrue(copied > 0 && copied < n, "copied " + copied + " of " + n);
+                Throwable t = failure(in.transferTo(copied, n - copied, out, copied));
                 FileIOException e = assertInstanceOf(FileIOException.class, t);
                 assertEquals(Errno.ENOSPC, e.errno(), e.getMessage());
             }
             long size = Files.size(dst);
-            assertTrue(size > 0 && size < n, "the target holds " + size + " of " + n);
+            assertEquals(copied, size, "the target holds what the copy said it copied");
             assertArrayEquals(java.util.Arrays.copyOf(data, (int) size), Files.readAllBytes(dst),
                     "what was copied, and nothing past it");
         } finally {

@@ -443,6 +443,27 @@ abstract class AsynchronousFileChannelContract {
         }
     }
 
+    /**
+     * A future of a lock that waits for another process, asked with negative timeouts, {@code Long.MIN_VALUE}
+     * included: {@code TimeoutException} at once, as the JDK's (uring4j's computed a deadline of now plus
+     * {@code Long.MIN_VALUE}, which wrapped, and waited for the lock).
+     */
+    @Test
+    void aNegativeTimeoutTimesOutAtOnce() throws Exception {
+        Path p = file("f", pattern(10, 15));
+        try (SecondProcess other = SecondProcess.start(); AsynchronousFileChannel ch = open(p, READ, WRITE)) {
+            assertEquals("HOLDING", other.ask("hold " + p));
+            Future<FileLock> waiting = ch.lock();
+            for (long t : new long[] {Long.MIN_VALUE, -1, 0}) {
+                for (TimeUnit u : new TimeUnit[] {TimeUnit.NANOSECONDS, TimeUnit.SECONDS, TimeUnit.DAYS}) {
+                    assertThrows(java.util.concurrent.TimeoutException.class, () -> waiting.get(t, u), t + " " + u);
+                }
+            }
+            assertEquals("RELEASED", other.ask("release"));
+            assertTrue(await(waiting).isValid());
+        }
+    }
+
     // ============================================================================================== locks
 
     @Test

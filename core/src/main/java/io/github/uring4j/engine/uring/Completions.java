@@ -330,7 +330,11 @@ final class Completions implements CqeHandler {
                 try {
                     r.tellEarly(cause);
                 } catch (Throwable t) {
-                    Log.callbackFailed(t);
+                    try {
+                        Log.callbackFailed(t);
+                    } catch (Throwable logging) {
+                        // the heap is full, say: the other requests are still told
+                    }
                 }
             }
         }

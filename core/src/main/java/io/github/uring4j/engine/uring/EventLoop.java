@@ -47,6 +47,10 @@ final class EventLoop implements Runnable {
     private volatile boolean dead;
     /** Why the loop failed, for the requests that reach it afterwards; null while healthy. */
     private volatile String failure;
+    /** What {@link #failure} says once the loop failed, made beforehand: with the heap full, nothing may be made. */
+    private final String deadMessage;
+    /** The steps of the loop thread's end, made beforehand for the same reason. */
+    private final Runnable[] endSteps;
     /**
      * Slots of loops that failed with requests in the kernel: the kernel may still write into their memory, so it
      * stays reachable for the life of the process. Only a failed loop adds here.
@@ -148,6 +152,9 @@ final class EventLoop implements Runnable {
         this.name = name;
         this.config = config;
         this.sys = config.syscalls();
+        this.deadMessage = "uring4j event loop " + name + " failed";
+        this.endSteps = new Runnable[] {() -> RUNNING.remove(this), () -> closer.closeAllAtShutdown(),
+            () -> free(false), () -> free(true), this::terminate};
     }
 
     // ------------------------------------------------------------------------------------------ any thread
@@ -228,6 +235,65 @@ final class EventLoop implements Runnable {
         return failure;
     }
 
+    /**
+     * The loop failed with {@code t}: its operations are told, then the log says it. With the heap full (an
+     * {@code OutOfMemoryError}) the first try may throw again (the thread died in it once, and no operation of the
+     * loop was ever told: their callers waited for ever); telling twice is harmless, so it is tried again.
+     */
+    private void failed(Throwable t) {
+        failure = deadMessage; // made when the loop was: the loop counts as failed whatever happens next
+        for (int tries = 0;; tries++) { // no lambda here: making one may be what fails
+            try {
+                KEPT_FOR_THE_KERNEL.add(slots);
+                break;
+            } catch (OutOfMemoryError again) {
+                if (!waitForMemory(tries)) {
+                    break;
+                }
+            }
+        }
+        for (int tries = 0;; tries++) {
+            try {
+                String why = "uring4j event loop " + name + " failed: " + t;
+                completions.failEverything(new IOException(why, t));
+                failure = why;
+                break;
+            } catch (OutOfMemoryError again) {
+                if (!waitForMemory(tries)) {
+                    break;
+                }
+            }
+        }
+        try {
+            Log.loopFailed(name, t);
+        } catch (Throwable logging) {
+            // nothing more to say it with: the failure is in every operation's exception
+        }
+    }
+
+    /** After the {@code tries}-th {@code OutOfMemoryError} of a step: waits 10 ms; false after ten seconds of it. */
+    private static boolean waitForMemory(int tries) {
+        if (tries >= 1000) {
+            return false;
+        }
+        java.util.concurrent.locks.LockSupport.parkNanos(10_000_000L);
+        return true;
+    }
+
+    /** Runs {@code step}, again after an {@code OutOfMemoryError}, for up to ten seconds. */
+    private static void persist(Runnable step) {
+        for (int tries = 0;; tries++) {
+            try {
+                step.run();
+                return;
+            } catch (OutOfMemoryError e) {
+                if (!waitForMemory(tries)) {
+                    throw e;
+                }
+            }
+        }
+    }
+
     // ------------------------------------------------------------------------------------------ the thread
 
     @Override
@@ -241,24 +307,25 @@ final class EventLoop implements Runnable {
             terminate();
             return;
         }
-        hookExit();
-        RUNNING.add(this);
-        started.complete(null);
         boolean clean = false;
         try {
+            // inside the try: with the heap full these may throw, and the thread died here without telling anyone
+            hookExit();
+            RUNNING.add(this);
+            started.complete(null);
             loop();
             clean = true;
         } catch (Throwable t) {
-            Log.loopFailed(name, t);
-            failure = "uring4j event loop " + name + " failed: " + t.getMessage();
-            completions.failEverything(new IOException(failure, t));
-            KEPT_FOR_THE_KERNEL.add(slots);
+            started.completeExceptionally(t); // a start that failed here is said to build() (nothing once started)
+            failed(t);
         } finally {
-            RUNNING.remove(this);
-            closer.closeAllAtShutdown();
+            // With the heap full, each step may throw again: each is tried until it is done (the steps were made
+            // with the loop), since a loop thread that died here left operations untold and a close waiting for ever.
+            persist(endSteps[0]);
+            persist(endSteps[1]);
             // After a failure the kernel may still own in-flight memory: leave the scratch arena to the process.
-            free(!clean);
-            terminate();
+            persist(endSteps[clean ? 2 : 3]);
+            persist(endSteps[4]);
         }
     }
 

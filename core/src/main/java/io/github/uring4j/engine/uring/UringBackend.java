@@ -380,6 +380,16 @@ public final class UringBackend implements IoBackend {
     }
 
     @Override
+    public boolean broken() {
+        for (EventLoop l : loops) {
+            if (l.failure() != null) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
     public boolean mustNotBlock(Thread t) {
         for (EventLoop l : loops) {
             if (l.thread == t) {
