@@ -276,6 +276,7 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
         }
         checkRange(position, size);
         // A lock this JVM holds already is refused at once, as the JDK's channel does; a free one is taken at once.
+        checkNotWaitedFor(position, size);
         try {
             FileLock now = file.jdkChannel().tryLock(position, size, shared);
             if (now != null) {
@@ -293,16 +294,63 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
             return;
         }
         refuseIfShutDown();
-        // Another process holds it: waiting is a blocking call of the JDK's channel, made on a handler thread.
-        handlers.execute(() -> {
-            try {
-                FileLock l = file.jdkChannel().lock(position, size, shared);
-                op.succeedHere(new Lock(this, l));
-            } catch (IOException | RuntimeException e) {
-                // closed while it waited: the JDK's channel reports the close
-                op.failHere(isOpen() ? e : new java.nio.channels.AsynchronousCloseException());
+        // Another process holds it: waiting is a blocking call of the JDK's channel, made on a handler thread. The
+        // range counts as this JVM's from now, as the JDK's channel puts it in its lock table at once: another
+        // overlapping lock or tryLock of this channel meanwhile is refused at the call (it was refused through its
+        // future, or tryLock said null, only once a handler thread had begun the wait).
+        long[] range = waitingFor(position, size);
+        try {
+            handlers.execute(() -> {
+                try {
+                    FileLock l = file.jdkChannel().lock(position, size, shared);
+                    op.succeedHere(new Lock(this, l));
+                } catch (IOException | RuntimeException e) {
+                    // closed while it waited: the JDK's channel reports the close
+                    op.failHere(isOpen() ? e : new java.nio.channels.AsynchronousCloseException());
+                } finally {
+                    doneWaiting(range);
+                }
+            });
+        } catch (RuntimeException | Error refused) {
+            doneWaiting(range);
+            throw refused;
+        }
+    }
+
+    /** The ranges of this channel's locks waiting for another process: {position, end}. Guarded by itself. */
+    private final java.util.List<long[]> waitingLocks = new java.util.ArrayList<>(1);
+
+    /** Refuses a lock of a range that overlaps one this channel waits for, as the JDK's lock table does. */
+    private void checkNotWaitedFor(long position, long size) {
+        synchronized (waitingLocks) {
+            long end = end(position, size);
+            for (long[] w : waitingLocks) {
+                if (position < w[1] && w[0] < end) {
+                    throw new java.nio.channels.OverlappingFileLockException();
+                }
             }
-        });
+        }
+    }
+
+    private long[] waitingFor(long position, long size) {
+        synchronized (waitingLocks) {
+            checkNotWaitedFor(position, size);
+            long[] range = {position, end(position, size)};
+            waitingLocks.add(range);
+            return range;
+        }
+    }
+
+    private void doneWaiting(long[] range) {
+        synchronized (waitingLocks) {
+            waitingLocks.remove(range);
+        }
+    }
+
+    /** Where a lock's range ends; a size that would run past {@code Long.MAX_VALUE} runs to it. */
+    private static long end(long position, long size) {
+        long e = position + size;
+        return e < 0 ? Long.MAX_VALUE : e;
     }
 
     /** True when the executor named at open has been shut down (the library's own pool never is). */
@@ -339,6 +387,7 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
             throw new ClosedChannelException(); // the JDK's order, as lock's: a closed channel before the arguments
         }
         checkRange(position, size);
+        checkNotWaitedFor(position, size);
         FileLock l = file.jdkChannel().tryLock(position, size, shared);
         return l == null ? null : new Lock(this, l);
     }

@@ -464,6 +464,31 @@ abstract class AsynchronousFileChannelContract {
         }
     }
 
+    /**
+     * While a lock waits for another process, an overlapping {@code lock} or {@code tryLock} of the same channel is
+     * refused at the call with {@code OverlappingFileLockException}, as the JDK's channel refuses it (its lock table
+     * holds the waiting range); a range beside it is not (a hostile probe's case: uring4j refused the second lock
+     * through its future, or {@code tryLock} said null, only once a handler thread had begun the first wait).
+     */
+    @Test
+    void aLockWaitingForAnotherProcessRefusesOverlappingLocksAtTheCall() throws Exception {
+        Path p = file("f", pattern(200, 16));
+        try (SecondProcess other = SecondProcess.start(); AsynchronousFileChannel ch = open(p, READ, WRITE)) {
+            assertEquals("HOLDING", other.ask("hold " + p));
+            Future<FileLock> waiting = ch.lock(0, 100, false);
+            assertThrows(OverlappingFileLockException.class, () -> ch.lock(0, 100, false));
+            assertThrows(OverlappingFileLockException.class, () -> ch.lock(50, 10, true));
+            assertThrows(OverlappingFileLockException.class, () -> ch.tryLock(99, 1, false));
+            assertFalse(waiting.isDone(), "the first lock still waits");
+            assertEquals("RELEASED", other.ask("release"));
+            FileLock first = await(waiting);
+            assertTrue(first.isValid());
+            FileLock beside = ch.tryLock(100, 100, false);
+            assertTrue(beside != null && beside.isValid(), "a range beside it");
+            assertThrows(OverlappingFileLockException.class, () -> ch.tryLock(0, 1, false), "held now");
+        }
+    }
+
     // ============================================================================================== locks
 
     @Test
