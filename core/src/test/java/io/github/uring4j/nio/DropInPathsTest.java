@@ -78,6 +78,16 @@ class DropInPathsTest {
         }
     }
 
+    /** A channel of {@code p} for reading and writing, opened while {@code uring4j.mappedReads} is set. */
+    private static FileChannel mappedReadsChannel(Path p) throws IOException {
+        System.setProperty(MappedReads.PROPERTY, "true");
+        try {
+            return UringFiles.newFileChannel(p, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        } finally {
+            System.clearProperty(MappedReads.PROPERTY);
+        }
+    }
+
     /**
      * With {@code uring4j.mappedReads} set, a channel that reads at positions often maps its file, and those reads
      * see writes of another channel at once.
@@ -87,13 +97,7 @@ class DropInPathsTest {
         Path p = file(1 << 20);
         byte[] want = Files.readAllBytes(p);
         long before = UringFiles.statistics().mappedReads();
-        System.setProperty(MappedReads.PROPERTY, "true");
-        FileChannel ch;
-        try {
-            ch = UringFiles.newFileChannel(p, StandardOpenOption.READ, StandardOpenOption.WRITE);
-        } finally {
-            System.clearProperty(MappedReads.PROPERTY);
-        }
+        FileChannel ch = mappedReadsChannel(p);
         try (ch) {
             ByteBuffer b = ByteBuffer.allocate(4096);
             for (int i = 0; i < 100; i++) {
@@ -123,13 +127,7 @@ class DropInPathsTest {
     void mappedReadsOfAGrowingFileInterruptNobody() throws Exception {
         Path p = file(1 << 20);
         byte[] want = Files.readAllBytes(p);
-        System.setProperty(MappedReads.PROPERTY, "true");
-        FileChannel ch;
-        try {
-            ch = UringFiles.newFileChannel(p, StandardOpenOption.READ, StandardOpenOption.WRITE);
-        } finally {
-            System.clearProperty(MappedReads.PROPERTY);
-        }
+        FileChannel ch = mappedReadsChannel(p);
         long before = UringFiles.statistics().mappedReads();
         java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
         AtomicReference<Throwable> failure = new AtomicReference<>();
