@@ -50,7 +50,11 @@ final class EventLoop implements Runnable {
     /** What {@link #failure} says once the loop failed, made beforehand: with the heap full, nothing may be made. */
     private final String deadMessage;
     /** The steps of the loop thread's end, made beforehand for the same reason. */
-    private final Runnable[] endSteps;
+    private final Runnable leaveRunning;
+    private final Runnable closeFiles;
+    private final Runnable freeAll;
+    private final Runnable freeButScratch;
+    private final Runnable terminating;
     /**
      * Slots of loops that failed with requests in the kernel: the kernel may still write into their memory, so it
      * stays reachable for the life of the process. Only a failed loop adds here.
@@ -153,8 +157,11 @@ final class EventLoop implements Runnable {
         this.config = config;
         this.sys = config.syscalls();
         this.deadMessage = "uring4j event loop " + name + " failed";
-        this.endSteps = new Runnable[] {() -> RUNNING.remove(this), () -> closer.closeAllAtShutdown(),
-            () -> free(false), () -> free(true), this::terminate};
+        this.leaveRunning = () -> RUNNING.remove(this);
+        this.closeFiles = () -> closer.closeAllAtShutdown();
+        this.freeAll = () -> free(false);
+        this.freeButScratch = () -> free(true);
+        this.terminating = this::terminate;
     }
 
     // ------------------------------------------------------------------------------------------ any thread
@@ -321,11 +328,11 @@ final class EventLoop implements Runnable {
         } finally {
             // With the heap full, each step may throw again: each is tried until it is done (the steps were made
             // with the loop), since a loop thread that died here left operations untold and a close waiting for ever.
-            persist(endSteps[0]);
-            persist(endSteps[1]);
+            persist(leaveRunning);
+            persist(closeFiles);
             // After a failure the kernel may still own in-flight memory: leave the scratch arena to the process.
-            persist(endSteps[clean ? 2 : 3]);
-            persist(endSteps[4]);
+            persist(clean ? freeAll : freeButScratch);
+            persist(terminating);
         }
     }
 
