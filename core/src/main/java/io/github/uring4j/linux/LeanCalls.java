@@ -30,12 +30,14 @@ public final class LeanCalls {
             CAPTURE_LAYOUT.varHandle(MemoryLayout.PathElement.groupElement("errno"));
 
     private static MethodHandle handle(String name, FunctionDescriptor fd, Linker.Option... more) {
-        MemorySegment symbol = LINKER.defaultLookup().find(name)
-                .orElseThrow(() -> new UnsatisfiedLinkError("libc has no " + name));
         Linker.Option[] all = new Linker.Option[more.length + 1];
         all[0] = ERRNO;
         System.arraycopy(more, 0, all, 1, more.length);
-        return LINKER.downcallHandle(symbol, fd, all);
+        return LINKER.downcallHandle(symbol(name), fd, all);
+    }
+
+    private static MemorySegment symbol(String name) {
+        return LINKER.defaultLookup().find(name).orElseThrow(() -> new UnsatisfiedLinkError("libc has no " + name));
     }
 
     // Each handle sits in a holder class of its own and is linked on first use: a fresh JVM spends tens of
@@ -106,6 +108,13 @@ public final class LeanCalls {
     private static final class STATVFS_BSIZE {
         static final MethodHandle MH = handle("fstatvfs64",
                 FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
+    }
+    private static final class ALIGNED_ALLOC {
+        static final MethodHandle MH = LINKER.downcallHandle(symbol("aligned_alloc"),
+                FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG));
+    }
+    private static final class FREE {
+        static final MethodHandle MH = LINKER.downcallHandle(symbol("free"), FunctionDescriptor.ofVoid(JAVA_LONG));
     }
     private static final class MINCORE {
         static final MethodHandle MH = handle("mincore", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, ADDRESS));
@@ -405,6 +414,27 @@ public final class LeanCalls {
     /** The {@code f_type} of {@code fd}'s file system ({@code fstatfs}), or 0 when it cannot be asked. */
     public static long fileSystem(MemorySegment capture, int fd, MemorySegment buf) {
         return fstatfs(capture, fd, buf) != 0 ? 0 : buf.get(ValueLayout.JAVA_LONG, 0) & 0xffffffffL;
+    }
+
+    /**
+     * {@code aligned_alloc(alignment, size)} of the C heap: the address, 0 when there is no memory. The memory is not
+     * cleared; {@link #free} gives it back.
+     */
+    public static long alignedAlloc(long alignment, long size) {
+        try {
+            return (long) ALIGNED_ALLOC.MH.invokeExact(alignment, size);
+        } catch (Throwable t) {
+            throw linkage(t);
+        }
+    }
+
+    /** {@code free(address)} of memory from {@link #alignedAlloc}, once. */
+    public static void free(long address) {
+        try {
+            FREE.MH.invokeExact(address);
+        } catch (Throwable t) {
+            throw linkage(t);
+        }
     }
 
     /**
