@@ -144,14 +144,25 @@ class LoopPolicyTest {
             Files.deleteIfExists(fifo);
         }
         try (IoExecutor io = UringExecutorTest.uring().loops(1).build()) {
-            Path onDisk = dir.resolve("on-disk");
-            Files.write(onDisk, new byte[4096]);
-            try (AsyncFile f = get(AsyncFile.open(io, onDisk))) {
-                assertEquals(4096, handlerRead(f, ByteBuffer.allocateDirect(4096), 0));
+            UringBackend u = (UringBackend) io.backend;
+            for (int i = 0; i < 3; i++) {
+                Path onDisk = dir.resolve("on-disk-" + i);
+                Files.write(onDisk, new byte[4096]);
+                try (AsyncFile f = get(AsyncFile.open(io, onDisk))) {
+                    assertEquals(4096, handlerRead(f, ByteBuffer.allocateDirect(4096), 0));
+                }
             }
             String type = Files.getFileStore(dir).type();
             if (!type.equals("tmpfs") && !type.equals("overlay")) { // those the loop reads itself
-                assertEquals(0, ((UringBackend) io.backend).inlineReads(), "a file on disk is read by the ring");
+                assertEquals(0, u.inlineReads(), "a file on disk is read by the ring");
+                // the first file's file system said its directory is on disk: the next two are not asked
+                assertEquals(1, u.fileSystemsAsked(), "fstatfs calls for three files of one directory on disk");
+                Path other = Files.createDirectories(dir.resolve("sub")).resolve("elsewhere");
+                Files.write(other, new byte[4096]);
+                try (AsyncFile f = get(AsyncFile.open(io, other))) {
+                    assertEquals(4096, handlerRead(f, ByteBuffer.allocateDirect(4096), 0));
+                }
+                assertEquals(2, u.fileSystemsAsked(), "a file of another directory is asked");
             }
         }
     }

@@ -18,6 +18,7 @@ final class LoopStats {
     private static final VarHandle INLINE_OPENS;
     private static final VarHandle INLINE_SIZES;
     private static final VarHandle INLINE_READS;
+    private static final VarHandle FILE_SYSTEMS_ASKED;
 
     static {
         try {
@@ -32,6 +33,7 @@ final class LoopStats {
             INLINE_OPENS = l.findVarHandle(LoopStats.class, "inlineOpens", long.class);
             INLINE_SIZES = l.findVarHandle(LoopStats.class, "inlineSizes", long.class);
             INLINE_READS = l.findVarHandle(LoopStats.class, "inlineReads", long.class);
+            FILE_SYSTEMS_ASKED = l.findVarHandle(LoopStats.class, "fileSystemsAsked", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -48,6 +50,7 @@ final class LoopStats {
     private long inlineOpens;
     private long inlineSizes;
     private long inlineReads;
+    private long fileSystemsAsked;
 
     /** Loop thread: slots in use now. */
     void inFlight(int n) {
@@ -107,6 +110,16 @@ final class LoopStats {
     /** Reads the loop made itself. */
     long inlineReads() {
         return (long) INLINE_READS.getOpaque(this);
+    }
+
+    /** Loop thread: one more {@code fstatfs} of a file read, to learn whether it lives in memory. */
+    void fileSystemAskedOne() {
+        FILE_SYSTEMS_ASKED.setOpaque(this, fileSystemsAsked + 1);
+    }
+
+    /** The file systems of files read that the loop asked ({@code fstatfs}). */
+    long fileSystemsAsked() {
+        return (long) FILE_SYSTEMS_ASKED.getOpaque(this);
     }
 
     /** Syncs the loop made itself. */

@@ -596,6 +596,11 @@ public final class UringBackend implements IoBackend {
         return sum(LoopStats::inlineReads);
     }
 
+    /** The file systems of files read that the loops asked with {@code fstatfs} (tests). */
+    public long fileSystemsAsked() {
+        return sum(LoopStats::fileSystemsAsked);
+    }
+
     /** A loop counter summed over the loops. */
     private long sum(java.util.function.ToLongFunction<LoopStats> counter) {
         long n = 0;
