@@ -44,6 +44,11 @@ public final class PinnedRegion {
         }
     }
 
+    /** Regions not freed yet, in all (tests and diagnostics). */
+    public static int openRegions() {
+        return open.length;
+    }
+
     /** The open region {@code scope} belongs to, or null. */
     static PinnedRegion of(MemorySegment.Scope scope) {
         PinnedRegion[] regions = open;

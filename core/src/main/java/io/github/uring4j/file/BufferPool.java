@@ -65,34 +65,48 @@ public final class BufferPool implements AutoCloseable {
         this.bufferSize = (int) rounded;
         this.count = b.count;
         long total = rounded * count;
-        this.region = new PinnedRegion(total, Math.max(alignment, 4096), bufferSize, count);
-        this.slices = new MemorySegment[count];
-        this.views = new ByteBuffer[count];
-        this.out = new boolean[count];
-        this.idle = new int[count];
-        MemorySegment memory = region.memory();
-        for (int i = 0; i < count; i++) {
-            slices[i] = memory.asSlice((long) i * bufferSize, bufferSize);
-            views[i] = slices[i].asByteBuffer();
-            idle[i] = count - 1 - i;
-        }
-        this.idleCount = count;
-        String failure = null;
-        IoExecutor with = null;
         if (b.register != null) {
-            b.register.checkOpen();
-            failure = b.register.backend.registerBuffers(region);
-            if (failure == null) {
-                with = b.register;
-            } else if (b.register.backend() == Backend.IO_URING) {
-                failure = "registering " + count + " buffers of " + bufferSize + " bytes failed, so I/O uses them"
-                        + " unregistered: " + failure;
-                Log.warn(failure);
+            b.register.checkOpen(); // before the memory is made: a pool refused here held all of it for good
+        }
+        PinnedRegion made = new PinnedRegion(total, Math.max(alignment, 4096), bufferSize, count);
+        this.region = made;
+        IoExecutor with = null;
+        boolean built = false;
+        try {
+            this.slices = new MemorySegment[count];
+            this.views = new ByteBuffer[count];
+            this.out = new boolean[count];
+            this.idle = new int[count];
+            MemorySegment memory = made.memory();
+            for (int i = 0; i < count; i++) {
+                slices[i] = memory.asSlice((long) i * bufferSize, bufferSize);
+                views[i] = slices[i].asByteBuffer();
+                idle[i] = count - 1 - i;
+            }
+            this.idleCount = count;
+            String failure = null;
+            if (b.register != null) {
+                b.register.checkOpen();
+                failure = b.register.backend.registerBuffers(made);
+                if (failure == null) {
+                    with = b.register;
+                } else if (b.register.backend() == Backend.IO_URING) {
+                    failure = "registering " + count + " buffers of " + bufferSize + " bytes failed, so I/O uses them"
+                            + " unregistered: " + failure;
+                    Log.warn(failure);
+                }
+            }
+            this.registeredWith = with;
+            this.registrationFailure = failure;
+            this.cleanable = io.github.uring4j.engine.Cleaners.cleaner().register(this,
+                    new Closing(made, with == null ? null : with.backend));
+            built = true;
+        } finally {
+            if (!built) {
+                // refused (the executor closed meanwhile) or out of memory or threads: nothing holds the memory
+                new Closing(made, with == null ? null : with.backend).run();
             }
         }
-        this.registeredWith = with;
-        this.registrationFailure = failure;
-        this.cleanable = io.github.uring4j.engine.Cleaners.cleaner().register(this, new Closing(region, with == null ? null : with.backend));
     }
 
     public static Builder builder() {

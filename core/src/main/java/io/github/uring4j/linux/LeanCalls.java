@@ -113,6 +113,19 @@ public final class LeanCalls {
         static final MethodHandle MH = LINKER.downcallHandle(symbol("aligned_alloc"),
                 FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG));
     }
+    private static final class PAGE_SIZE {
+        static final long VALUE = pageSizeOrDefault();
+
+        private static long pageSizeOrDefault() {
+            try {
+                MethodHandle h = LINKER.downcallHandle(symbol("getpagesize"), FunctionDescriptor.of(JAVA_INT));
+                int n = (int) h.invokeExact();
+                return n > 0 ? n : 4096;
+            } catch (Throwable t) {
+                return 4096; // no native access: the pages of x86-64
+            }
+        }
+    }
     private static final class FREE {
         static final MethodHandle MH = LINKER.downcallHandle(symbol("free"), FunctionDescriptor.ofVoid(JAVA_LONG));
     }
@@ -426,6 +439,11 @@ public final class LeanCalls {
         } catch (Throwable t) {
             throw linkage(t);
         }
+    }
+
+    /** The system's page size ({@code getpagesize()}; 4096 where it cannot be asked). */
+    public static long pageSize() {
+        return PAGE_SIZE.VALUE;
     }
 
     /** {@code free(address)} of memory from {@link #alignedAlloc}, once. */

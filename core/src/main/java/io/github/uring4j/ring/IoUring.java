@@ -167,6 +167,9 @@ public final class IoUring implements AutoCloseable {
     }
 
     private IoUring(Options o) throws UringException {
+        if (issuerBound(o.flags) && Thread.currentThread().isVirtual()) {
+            throw new IllegalStateException(issuerMessage("opened on a virtual thread"));
+        }
         RingMemory m = new RingMemory(o);
         this.sys = m.sys;
         this.ringFd = m.ringFd;
@@ -211,6 +214,12 @@ public final class IoUring implements AutoCloseable {
         this.cleanable = c.register(this, m.release);
     }
 
+    /** The setup flags of {@link SetupFlag}: those whose rings this library lays out and uses as the kernel does. */
+    private static final int KNOWN_SETUP_FLAGS = SetupFlag.IOPOLL | SetupFlag.SQPOLL | SetupFlag.SQ_AFF
+            | SetupFlag.CQSIZE | SetupFlag.CLAMP | SetupFlag.ATTACH_WQ | SetupFlag.R_DISABLED | SetupFlag.SUBMIT_ALL
+            | SetupFlag.COOP_TASKRUN | SetupFlag.TASKRUN_FLAG | SetupFlag.SQE128 | SetupFlag.CQE32
+            | SetupFlag.SINGLE_ISSUER | SetupFlag.DEFER_TASKRUN | SetupFlag.NO_SQARRAY;
+
     /** Options for {@link IoUring#open(Options)}; each flag reaches {@code io_uring_setup} as given. */
     public static final class Options {
         int entries = 128;
@@ -242,8 +251,18 @@ public final class IoUring implements AutoCloseable {
             return this;
         }
 
-        /** {@code IORING_SETUP_*} bits ({@link SetupFlag}), passed to the kernel unchanged. */
+        /**
+         * {@code IORING_SETUP_*} bits ({@link SetupFlag}), passed to the kernel unchanged. Bits this library does not
+         * know are refused ({@link IllegalArgumentException}): some change the rings' layout (a ring set up with
+         * {@code IORING_SETUP_CQE_MIXED} posted completions this library read as two each) or want memory it does
+         * not give ({@code NO_MMAP}, {@code REGISTERED_FD_ONLY}).
+         */
         public Options flags(int setupFlags) {
+            int unknown = setupFlags & ~KNOWN_SETUP_FLAGS;
+            if (unknown != 0) {
+                throw new IllegalArgumentException("io_uring setup flags 0x" + Integer.toHexString(unknown)
+                        + " are not supported by uring4j (its SetupFlag constants are)");
+            }
             this.flags = setupFlags;
             return this;
         }
@@ -668,8 +687,15 @@ public final class IoUring implements AutoCloseable {
      * thread): {@link #handOff} and {@link #close()} on the owner's thread unregister it again.
      */
     public int registerRingFd() throws UringException {
+        checkOwner();
         if (registeredRingIndex >= 0) {
             return registeredRingIndex;
+        }
+        if (Thread.currentThread().isVirtual()) {
+            // the kernel's table is the carrier thread's: after the virtual thread moved to another carrier, its
+            // enters used another thread's index (EBADF, or another ring's entries)
+            throw new IllegalStateException("registerRingFd() on a virtual thread: the kernel registers ring"
+                    + " descriptors per OS thread, and a virtual thread moves between carrier threads");
         }
         try (Arena tmp = Arena.ofConfined()) {
             MemorySegment u = tmp.allocate(IoUringRsrc.RSRC_UPDATE2);
@@ -733,6 +759,9 @@ public final class IoUring implements AutoCloseable {
         if (newOwner.getState() == Thread.State.TERMINATED) {
             throw new IllegalArgumentException("cannot hand the ring to " + newOwner + ": the thread has ended");
         }
+        if (issuerBound(flags) && newOwner != owner) {
+            throw new IllegalStateException(issuerMessage("handed to another thread"));
+        }
         unregisterRingFd(); // its index is this thread's
         boolean cqFollows = completionOwner == owner;
         owner = newOwner;
@@ -751,7 +780,29 @@ public final class IoUring implements AutoCloseable {
         if (reaper.getState() == Thread.State.TERMINATED) {
             throw new IllegalArgumentException("cannot bind completions to " + reaper + ": the thread has ended");
         }
+        if ((flags & SetupFlag.DEFER_TASKRUN) != 0 && reaper != owner) {
+            // the kernel runs a DEFER_TASKRUN ring's deferred work (the completions of operations that waited) only
+            // when the submitter enters to wait for completions: another thread's reap would never see them
+            throw new IllegalStateException("a DEFER_TASKRUN ring's completions cannot be reaped by another thread:"
+                    + " they are posted only when its submitter waits for them");
+        }
         completionOwner = reaper;
+    }
+
+    /**
+     * Whether the kernel ties the ring to the OS thread that set it up ({@code SINGLE_ISSUER}, which
+     * {@code DEFER_TASKRUN} needs, without {@code SQPOLL}): any other thread's {@code io_uring_enter} gets
+     * {@code EEXIST}.
+     */
+    private static boolean issuerBound(int setupFlags) {
+        return (setupFlags & (SetupFlag.SINGLE_ISSUER | SetupFlag.DEFER_TASKRUN)) != 0
+                && (setupFlags & SetupFlag.SQPOLL) == 0;
+    }
+
+    private static String issuerMessage(String what) {
+        return "a SINGLE_ISSUER or DEFER_TASKRUN ring cannot be " + what + ": the kernel ties it to the OS thread"
+                + " that set it up, and refuses every other (EEXIST); use a platform thread, or a ring without those"
+                + " flags";
     }
 
     /** Throws unless the calling thread owns the ring and it is open. */

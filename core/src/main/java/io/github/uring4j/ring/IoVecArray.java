@@ -16,11 +16,14 @@ public final class IoVecArray {
      * memory (a {@code readv} into buffers of a closed shared arena aborted the JVM in {@code malloc}).
      */
     private final MemorySegment.Scope[] scopes;
+    /** Whether each entry was set from a read-only segment: a {@code readv} into it is refused. */
+    private final boolean[] readOnly;
 
     private IoVecArray(MemorySegment iovecs, int capacity) {
         this.iovecs = iovecs;
         this.capacity = capacity;
         this.scopes = new MemorySegment.Scope[capacity];
+        this.readOnly = new boolean[capacity];
     }
 
     /** Room for {@code capacity} buffers, allocated in {@code arena}. */
@@ -31,7 +34,7 @@ public final class IoVecArray {
         return new IoVecArray(arena.allocate(Iovec.LAYOUT, capacity), capacity);
     }
 
-    /** Entry {@code index} describes {@code buffer} (native memory only). */
+    /** Entry {@code index} describes {@code buffer} (native memory only; a read-only one serves writes only). */
     public IoVecArray set(int index, MemorySegment buffer) {
         if (!buffer.isNative()) {
             throw new IllegalArgumentException("iovec buffers must be native memory");
@@ -41,6 +44,7 @@ public final class IoVecArray {
         }
         write(index, buffer.address(), buffer.byteSize());
         scopes[index] = buffer.scope();
+        readOnly[index] = buffer.isReadOnly();
         return this;
     }
 
@@ -48,6 +52,7 @@ public final class IoVecArray {
     public IoVecArray set(int index, long address, long length) {
         write(index, address, length);
         scopes[index] = null;
+        readOnly[index] = false;
         return this;
     }
 
@@ -75,7 +80,8 @@ public final class IoVecArray {
         return iovecs;
     }
 
-    long address(int count) {
+    /** The array's address for an operation on its first {@code count} entries ({@code read}: into them). */
+    long address(int count, boolean read) {
         if (count < 0 || count > capacity) {
             throw new IllegalArgumentException("iovec count " + count + " outside 0.." + capacity);
         }
@@ -83,6 +89,9 @@ public final class IoVecArray {
             MemorySegment.Scope s = scopes[i];
             if (s != null && !s.isAlive()) {
                 throw new IllegalStateException("iovec buffer " + i + " belongs to a closed arena");
+            }
+            if (read && readOnly[i]) {
+                throw new IllegalArgumentException("iovec buffer " + i + " is read-only, and a readv would write into it");
             }
         }
         return iovecs.address();

@@ -178,6 +178,10 @@ final class Registrar {
             if (!b.scope().isAlive()) {
                 throw new IllegalStateException("buffer " + i + " belongs to a closed arena");
             }
+            if (!empty && b.isReadOnly()) {
+                throw new IllegalArgumentException("buffer " + i + " is read-only, and a READ_FIXED into it would"
+                        + " write it");
+            }
             long base = i * Iovec.LAYOUT.byteSize();
             iov.set(JAVA_LONG, base + Iovec.BASE, empty ? 0 : b.address());
             iov.set(JAVA_LONG, base + Iovec.LEN, b.byteSize());

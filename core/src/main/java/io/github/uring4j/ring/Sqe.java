@@ -61,8 +61,8 @@ public final class Sqe {
     // ---------------------------------------------------------------------------------------------- plumbing
 
     /**
-     * Returns {@code e} to throw for a refused argument. An entry already claimed (a modifier refused) is given
-     * back to the ring; one not yet claimed was never part of a submission.
+     * Returns {@code e} to throw for an argument a modifier refused: the entry it was to adjust is given back to the
+     * ring.
      */
     private RuntimeException reject(RuntimeException e) {
         if (state == ENCODED) {
@@ -72,18 +72,36 @@ public final class Sqe {
         return e;
     }
 
+    /**
+     * Returns what to throw for an argument an encoder refused, which it checks before it writes the entry: another
+     * thread's call is refused as such, and an entry already encoded stays claimed (the call is refused as a second
+     * encoder on it); otherwise the armed entry was never claimed and is dropped.
+     */
+    private RuntimeException refuse(RuntimeException e) {
+        ring.checkOwner();
+        if (state != ARMED) {
+            return notArmed();
+        }
+        state = IDLE;
+        return e;
+    }
+
+    private IllegalStateException notArmed() {
+        return new IllegalStateException(state == ENCODED
+                ? "this entry is already encoded: call nextSqe() for the next one"
+                : "no entry to encode: call nextSqe() first");
+    }
+
     /** Writes every field of a 64-byte entry (those the opcode does not use are zero), then claims it. */
     private Sqe prep(int opcode, int fd, long addr, int len, long off) {
         // the owner's, as nextSqe(): another thread's encoder would claim the entry without any ordering, and a
         // closed ring's entries are freed memory
         ring.checkOwner();
         if (state != ARMED) {
-            throw new IllegalStateException(state == ENCODED
-                    ? "this entry is already encoded: call nextSqe() for the next one"
-                    : "no entry to encode: call nextSqe() first");
+            throw notArmed();
         }
         if (!ring.opSupported(opcode)) {
-            throw reject(new UnsupportedOperationException(Uapi.opName(opcode) + " is not supported by this kernel (probe)"));
+            throw refuse(new UnsupportedOperationException(Uapi.opName(opcode) + " is not supported by this kernel (probe)"));
         }
         MemorySegment s = sqes;
         long b = base;
@@ -123,20 +141,45 @@ public final class Sqe {
 
     private long addr(MemorySegment m, String what) {
         if (!m.isNative()) {
-            throw reject(new IllegalArgumentException(what
+            throw refuse(new IllegalArgumentException(what
                     + " must be native memory (a heap segment can move under the kernel)"));
         }
         if (!m.scope().isAlive()) {
-            throw reject(new IllegalStateException(what + " belongs to a closed arena: its memory is freed"));
+            throw refuse(new IllegalStateException(what + " belongs to a closed arena: its memory is freed"));
         }
         return m.address();
     }
+
+    /** A segment the kernel writes into: as {@link #addr}, and not a read-only view. */
+    private long target(MemorySegment m, String what) {
+        if (m.isReadOnly()) {
+            throw refuse(new IllegalArgumentException(what + " is read-only, and the kernel would write into it"));
+        }
+        return addr(m, what);
+    }
+
+    /** A NUL-terminated path: the kernel reads up to its NUL, so one must lie inside the segment. */
+    private long path(MemorySegment m, String what) {
+        long a = addr(m, what);
+        long n = Math.min(m.byteSize(), MAX_PATH);
+        for (long i = 0; i < n; i++) {
+            if (m.get(JAVA_BYTE, i) == 0) {
+                return a;
+            }
+        }
+        throw refuse(new IllegalArgumentException(what + " has no terminating NUL byte within its " + m.byteSize()
+                + " bytes" + (m.byteSize() > MAX_PATH ? " (looked at the first " + MAX_PATH + ": PATH_MAX)" : "")
+                + ": the kernel would read past its end (Arena.allocateFrom(String) adds one)"));
+    }
+
+    /** {@code PATH_MAX}: a longer path fails in the kernel anyway. */
+    private static final long MAX_PATH = 4096;
 
     /** A {@code struct __kernel_timespec} (16 bytes, {@link Timespec}): the kernel reads all of it. */
     private long timespec(MemorySegment m) {
         long a = addr(m, "timespec");
         if (m.byteSize() < KernelTimespec.LAYOUT.byteSize()) {
-            throw reject(new IllegalArgumentException("timespec of " + m.byteSize() + " bytes: the kernel reads "
+            throw refuse(new IllegalArgumentException("timespec of " + m.byteSize() + " bytes: the kernel reads "
                     + KernelTimespec.LAYOUT.byteSize() + " (Timespec.allocate)"));
         }
         return a;
@@ -145,10 +188,10 @@ public final class Sqe {
     /** A raw-address transfer: a length the kernel would take as huge, or a null address, is refused. */
     private long raw(long address, int length) {
         if (length < 0) {
-            throw reject(new IllegalArgumentException("negative length: " + length));
+            throw refuse(new IllegalArgumentException("negative length: " + length));
         }
         if (address == 0 && length > 0) {
-            throw reject(new IllegalArgumentException("null address for " + length + " bytes"));
+            throw refuse(new IllegalArgumentException("null address for " + length + " bytes"));
         }
         return address;
     }
@@ -158,26 +201,26 @@ public final class Sqe {
         try {
             ring.checkFixedRange(address, length, bufIndex);
         } catch (IllegalArgumentException e) {
-            throw reject(e);
+            throw refuse(e);
         }
         return address;
     }
 
     private int len32(long len) {
         if (len < 0 || len > 0xFFFF_FFFFL) {
-            throw reject(new IllegalArgumentException("length out of range for one operation: " + len));
+            throw refuse(new IllegalArgumentException("length out of range for one operation: " + len));
         }
         return (int) len;
     }
 
-    private long iovecs(IoVecArray iovecs, int count) {
+    private long iovecs(IoVecArray iovecs, int count, boolean read) {
         if (!iovecs.segment().scope().isAlive()) {
-            throw reject(new IllegalStateException("the iovec array belongs to a closed arena"));
+            throw refuse(new IllegalStateException("the iovec array belongs to a closed arena"));
         }
         try {
-            return iovecs.address(count);
+            return iovecs.address(count, read);
         } catch (IllegalArgumentException | IllegalStateException e) {
-            throw reject(e);
+            throw refuse(e);
         }
     }
 
@@ -254,7 +297,7 @@ public final class Sqe {
 
     /** {@code IORING_OP_READ} of {@code buffer.byteSize()} bytes at {@code offset} ({@code -1}: the file position). */
     public Sqe read(FileTarget file, MemorySegment buffer, long offset) {
-        return prep(Uapi.IORING_OP_READ, file, addr(buffer, "buffer"), len32(buffer.byteSize()), offset);
+        return prep(Uapi.IORING_OP_READ, file, target(buffer, "buffer"), len32(buffer.byteSize()), offset);
     }
 
     /** {@code IORING_OP_READ} of {@code length} bytes into the native memory at {@code address}. */
@@ -274,12 +317,12 @@ public final class Sqe {
 
     /** {@code IORING_OP_READV} into the first {@code count} buffers of {@code iovecs}. */
     public Sqe readv(FileTarget file, IoVecArray iovecs, int count, long offset) {
-        return prep(Uapi.IORING_OP_READV, file, iovecs(iovecs, count), count, offset);
+        return prep(Uapi.IORING_OP_READV, file, iovecs(iovecs, count, true), count, offset);
     }
 
     /** {@code IORING_OP_WRITEV} from the first {@code count} buffers of {@code iovecs}. */
     public Sqe writev(FileTarget file, IoVecArray iovecs, int count, long offset) {
-        return prep(Uapi.IORING_OP_WRITEV, file, iovecs(iovecs, count), count, offset);
+        return prep(Uapi.IORING_OP_WRITEV, file, iovecs(iovecs, count, false), count, offset);
     }
 
     /**
@@ -287,7 +330,7 @@ public final class Sqe {
      * ({@link IoUring#registerBuffers}).
      */
     public Sqe readFixed(FileTarget file, MemorySegment buffer, long offset, int bufIndex) {
-        prep(Uapi.IORING_OP_READ_FIXED, file, fixed(addr(buffer, "buffer"), buffer.byteSize(), bufIndex),
+        prep(Uapi.IORING_OP_READ_FIXED, file, fixed(target(buffer, "buffer"), buffer.byteSize(), bufIndex),
                 len32(buffer.byteSize()), offset);
         sqes.set(JAVA_SHORT, base + IoUringSqe.BUF_INDEX, (short) bufIndex);
         return this;
@@ -320,7 +363,7 @@ public final class Sqe {
      * {@code dirFd}, {@code AT_FDCWD = -100} for the working directory). The result is the new descriptor.
      */
     public Sqe openat(int dirFd, MemorySegment path, int openFlags, int mode) {
-        prep(Uapi.IORING_OP_OPENAT, dirFd, addr(path, "path"), mode, 0);
+        prep(Uapi.IORING_OP_OPENAT, dirFd, path(path, "path"), mode, 0);
         sqes.set(JAVA_INT, base + IoUringSqe.OP_FLAGS, openFlags);
         return this;
     }
@@ -330,19 +373,29 @@ public final class Sqe {
      * kernel pick a free one and return it.
      */
     public Sqe openatDirect(int dirFd, MemorySegment path, int openFlags, int mode, int slot) {
+        directSlot(slot);
         openat(dirFd, path, openFlags, mode);
         sqes.set(JAVA_INT, base + IoUringSqe.FILE_INDEX, slot < 0 ? Uapi.IORING_FILE_INDEX_ALLOC : slot + 1);
         return this;
     }
 
+    /** A slot for an open straight into the registered-file table: {@code -1} (any free one) or a slot number. */
+    private void directSlot(int slot) {
+        if (slot < -1 || slot == Integer.MAX_VALUE) {
+            throw refuse(new IllegalArgumentException("registered-file slot out of range: " + slot
+                    + " (-1 lets the kernel pick a free one)"));
+        }
+    }
+
     /** {@code IORING_OP_OPENAT2} with a {@code struct open_how} (flags, mode, resolve). */
     public Sqe openat2(int dirFd, MemorySegment path, MemorySegment openHow) {
-        return prep(Uapi.IORING_OP_OPENAT2, dirFd, addr(path, "path"), len32(openHow.byteSize()),
+        return prep(Uapi.IORING_OP_OPENAT2, dirFd, path(path, "path"), len32(openHow.byteSize()),
                 addr(openHow, "open_how"));
     }
 
     /** {@code IORING_OP_OPENAT2} into registered-file slot {@code slot} ({@code -1}: any free slot). */
     public Sqe openat2Direct(int dirFd, MemorySegment path, MemorySegment openHow, int slot) {
+        directSlot(slot);
         openat2(dirFd, path, openHow);
         sqes.set(JAVA_INT, base + IoUringSqe.FILE_INDEX, slot < 0 ? Uapi.IORING_FILE_INDEX_ALLOC : slot + 1);
         return this;
@@ -355,6 +408,10 @@ public final class Sqe {
 
     /** {@code IORING_OP_CLOSE} of registered-file slot {@code slot} (5.15): the slot becomes empty. */
     public Sqe closeFixed(int slot) {
+        if (slot < 0 || slot == Integer.MAX_VALUE) {
+            // slot + 1 = 0 would mean no slot at all: the kernel would close descriptor 0
+            throw refuse(new IllegalArgumentException("registered-file slot out of range: " + slot));
+        }
         prep(Uapi.IORING_OP_CLOSE, 0, 0, 0, 0);
         sqes.set(JAVA_INT, base + IoUringSqe.FILE_INDEX, slot + 1);
         return this;
@@ -366,7 +423,7 @@ public final class Sqe {
      */
     public Sqe filesUpdate(MemorySegment fds, int count, int offset) {
         if (count < 0 || (long) count * Integer.BYTES > fds.byteSize()) {
-            throw reject(new IllegalArgumentException(count + " descriptors do not fit a " + fds.byteSize()
+            throw refuse(new IllegalArgumentException(count + " descriptors do not fit a " + fds.byteSize()
                     + "-byte array"));
         }
         return prep(Uapi.IORING_OP_FILES_UPDATE, -1, addr(fds, "descriptor array"), count, offset);
@@ -399,9 +456,20 @@ public final class Sqe {
         return this;
     }
 
-    /** {@code IORING_OP_MADVISE} over {@code region} ({@code MADV_*}). */
+    /**
+     * {@code IORING_OP_MADVISE} over {@code region} ({@code MADV_*}), which must start and end on a page boundary:
+     * the kernel acts on whole pages, and would reach memory next to a smaller region ({@code MADV_DONTNEED} zeroed
+     * the allocations beside a 16-byte segment, and the JVM aborted in {@code free}).
+     */
     public Sqe madvise(MemorySegment region, int advice) {
-        prep(Uapi.IORING_OP_MADVISE, -1, addr(region, "region"), len32(region.byteSize()), 0);
+        long a = addr(region, "region");
+        long page = io.github.uring4j.linux.LeanCalls.pageSize();
+        if ((a & (page - 1)) != 0 || (region.byteSize() & (page - 1)) != 0 || region.byteSize() == 0) {
+            throw refuse(new IllegalArgumentException("madvise region at 0x" + Long.toHexString(a) + " of "
+                    + region.byteSize() + " bytes: it must start on a page boundary and span whole pages of " + page
+                    + " bytes (the kernel acts on whole pages, and would reach the memory next to it)"));
+        }
+        prep(Uapi.IORING_OP_MADVISE, -1, a, len32(region.byteSize()), 0);
         sqes.set(JAVA_INT, base + IoUringSqe.OP_FLAGS, advice);
         return this;
     }
@@ -412,9 +480,9 @@ public final class Sqe {
      */
     public Sqe statx(int dirFd, MemorySegment path, int atFlags, int mask, MemorySegment statxBuf) {
         if (statxBuf.byteSize() < 256) {
-            throw reject(new IllegalArgumentException("statx buffer must hold 256 bytes, has " + statxBuf.byteSize()));
+            throw refuse(new IllegalArgumentException("statx buffer must hold 256 bytes, has " + statxBuf.byteSize()));
         }
-        prep(Uapi.IORING_OP_STATX, dirFd, addr(path, "path"), mask, addr(statxBuf, "statx buffer"));
+        prep(Uapi.IORING_OP_STATX, dirFd, path(path, "path"), mask, target(statxBuf, "statx buffer"));
         sqes.set(JAVA_INT, base + IoUringSqe.OP_FLAGS, atFlags);
         return this;
     }
@@ -426,21 +494,21 @@ public final class Sqe {
 
     /** {@code IORING_OP_RENAMEAT} ({@code RENAME_*} flags). */
     public Sqe renameat(int oldDirFd, MemorySegment oldPath, int newDirFd, MemorySegment newPath, int renameFlags) {
-        prep(Uapi.IORING_OP_RENAMEAT, oldDirFd, addr(oldPath, "old path"), newDirFd, addr(newPath, "new path"));
+        prep(Uapi.IORING_OP_RENAMEAT, oldDirFd, path(oldPath, "old path"), newDirFd, path(newPath, "new path"));
         sqes.set(JAVA_INT, base + IoUringSqe.OP_FLAGS, renameFlags);
         return this;
     }
 
     /** {@code IORING_OP_UNLINKAT}; {@code AT_REMOVEDIR} removes a directory. */
     public Sqe unlinkat(int dirFd, MemorySegment path, int atFlags) {
-        prep(Uapi.IORING_OP_UNLINKAT, dirFd, addr(path, "path"), 0, 0);
+        prep(Uapi.IORING_OP_UNLINKAT, dirFd, path(path, "path"), 0, 0);
         sqes.set(JAVA_INT, base + IoUringSqe.OP_FLAGS, atFlags);
         return this;
     }
 
     /** {@code IORING_OP_MKDIRAT}. */
     public Sqe mkdirat(int dirFd, MemorySegment path, int mode) {
-        return prep(Uapi.IORING_OP_MKDIRAT, dirFd, addr(path, "path"), mode, 0);
+        return prep(Uapi.IORING_OP_MKDIRAT, dirFd, path(path, "path"), mode, 0);
     }
 
     /**

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.uring4j.engine.PinnedRegion;
 import io.github.uring4j.ring.SetupFlag;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -978,6 +979,23 @@ abstract class HostileUseContract {
         assertTrue(lentScope.isAlive(), "a lent buffer keeps its pool's memory");
         lent.put(0, (byte) 42);
         assertEquals(42, lent.get(0));
+    }
+
+    /**
+     * A pool refused because its executor is closed made its memory first and kept it for good (a hostile probe's 50
+     * refused pools of 64 MiB: 3.3 GB of RSS): refused now before the memory is made.
+     */
+    @Test
+    void aPoolRefusedByAClosedExecutorHoldsNoMemory() throws Exception {
+        IoExecutor closed = builder().build();
+        closed.close();
+        int before = PinnedRegion.openRegions();
+        for (int i = 0; i < 20; i++) {
+            IllegalStateException e = assertThrows(IllegalStateException.class,
+                    () -> BufferPool.builder().bufferSize(1 << 20).count(4).register(closed).build());
+            assertTrue(e.getMessage().contains("closed"), e.getMessage());
+        }
+        assertEquals(before, PinnedRegion.openRegions(), "regions left by refused pools");
     }
 
     private ByteBuffer lentFromADroppedPool() {

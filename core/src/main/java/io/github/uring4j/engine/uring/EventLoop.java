@@ -346,7 +346,9 @@ final class EventLoop implements Runnable {
         long cq = Math.min(65536, 2L * Math.max(config.entries, config.inFlightLimit));
         // Only this thread submits: SINGLE_ISSUER (6.0) lets the kernel skip work for that; older kernels refuse it.
         int flags = config.setupFlags;
-        boolean addedSingleIssuer = (flags & (SetupFlag.SQPOLL | SetupFlag.SINGLE_ISSUER)) == 0;
+        // (not on a virtual thread, which a thread factory may make: the kernel would tie the ring to its carrier)
+        boolean virtual = Thread.currentThread().isVirtual();
+        boolean addedSingleIssuer = (flags & (SetupFlag.SQPOLL | SetupFlag.SINGLE_ISSUER)) == 0 && !virtual;
         if (addedSingleIssuer) {
             flags |= SetupFlag.SINGLE_ISSUER;
         }
@@ -358,10 +360,12 @@ final class EventLoop implements Runnable {
             }
             ring = openRing(config.setupFlags, (int) cq);
         }
-        try {
-            ring.registerRingFd(); // 5.18: io_uring_enter skips the ring's descriptor lookup
-        } catch (UringException e) {
-            // older kernel: enter by descriptor
+        if (!virtual) {
+            try {
+                ring.registerRingFd(); // 5.18: io_uring_enter skips the ring's descriptor lookup
+            } catch (UringException e) {
+                // older kernel: enter by descriptor
+            }
         }
         if (config.ioWorkers > 0) {
             try {
