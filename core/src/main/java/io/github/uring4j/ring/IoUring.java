@@ -32,7 +32,10 @@ import java.util.Objects;
  * A ring belongs to the thread that opened it (see {@link #handOff(Thread)}); any other thread gets a
  * {@link WrongThreadException} from the library, before the kernel could answer {@code EEXIST} to a
  * {@code SINGLE_ISSUER} ring. The completion side may be given to one other thread with
- * {@link #bindCompletionsTo(Thread)}, for a submitter/reaper pair.
+ * {@link #bindCompletionsTo(Thread)}, for a submitter/reaper pair. A ring works on a virtual thread, but what the
+ * kernel ties to one OS thread does not: {@link #registerRingFd()}, and {@code SINGLE_ISSUER} or
+ * {@code DEFER_TASKRUN} rings, are refused there (a virtual thread moves between carrier threads), as is handing
+ * such a ring to another thread.
  *
  * <h2>Memory</h2>
  * As with liburing, the caller keeps every buffer, path and struct handed to an encoder valid until the

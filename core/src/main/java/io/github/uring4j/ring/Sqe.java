@@ -24,8 +24,10 @@ import java.lang.foreign.MemorySegment;
  * <p><b>Memory.</b> Every segment an encoder takes (buffers, paths, iovecs, timespecs, statx and open_how structs)
  * is read or written by the kernel after submission, possibly from a worker thread. The caller keeps it valid and
  * unmoved until the operation's completion has been reaped, as with liburing. Refused at once: heap segments,
- * segments of a closed arena, negative or oversized lengths, and for the raw-address forms a null address with a
- * length, or (fixed buffers) a range outside the registered buffer.
+ * segments of a closed arena, read-only segments the kernel would write, paths without their NUL, {@code madvise}
+ * regions that are not whole pages, registered-file slots out of range, negative or oversized lengths, and for the
+ * raw-address forms a null address with a length, or (fixed buffers) a range outside the registered buffer. A
+ * refused argument never takes back an entry already encoded.
  *
  * <p>Each encoder checks the ring's probe and throws {@link UnsupportedOperationException} naming the opcode when
  * the running kernel lacks it.
