@@ -121,10 +121,8 @@ final class Opening {
     /** The creation mode: 0666 (less the umask), or the POSIX permissions given as an initial attribute. */
     private static int mode(FileAttribute<?>[] attrs) {
         int mode = 0666;
-        if (attrs == null) {
-            return mode;
-        }
-        for (FileAttribute<?> a : attrs) {
+        // a null array fails as the JDK's open does, before any file is made
+        for (FileAttribute<?> a : Objects.requireNonNull(attrs, "attrs")) {
             String name = a.name();
             if (!name.equals("posix:permissions") && !name.equals("unix:permissions")) {
                 throw new UnsupportedOperationException("'" + name + "' not supported as initial attribute");

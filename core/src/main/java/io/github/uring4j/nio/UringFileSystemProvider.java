@@ -181,14 +181,41 @@ public final class UringFileSystemProvider extends FileSystemProvider {
     }
 
     /**
-     * Whether {@code Files.readAllBytes} (or {@code readString}, which calls it) is on the caller's stack: the JDK
-     * makes its own channel uninterruptible there, and so does this provider.
+     * Whether the caller is {@code Files.readAllBytes} (or {@code readString}, which calls it) opening or reading
+     * this provider's channel: the JDK makes its own channel uninterruptible there, and so does this provider. Only
+     * the JDK's own frames may lie between this provider's and that of {@code readAllBytes} ({@code Files}, the
+     * stream it reads the channel with): another file system reading its file through this provider's channel
+     * under a {@code readAllBytes} of its own (the zip file system's) keeps its channel interruptible, as the
+     * JDK's.
      */
     static boolean calledByReadAllBytes() {
         // Classes compare by reference: only a frame of Files has its method name looked up (a name is a new
         // String each time). uring4j's own channels ask only when an interrupt meets them.
-        return Stack.WALKER.walk(frames -> frames.limit(20)
-                .anyMatch(f -> f.getDeclaringClass() == Files.class && f.getMethodName().equals("readAllBytes")));
+        return Stack.WALKER.walk(frames -> {
+            java.util.Iterator<StackWalker.StackFrame> it = frames.limit(20).iterator();
+            while (it.hasNext()) {
+                StackWalker.StackFrame f = it.next();
+                Class<?> c = f.getDeclaringClass();
+                if (c == Files.class) {
+                    if (f.getMethodName().equals("readAllBytes")) {
+                        return true;
+                    }
+                } else if (!isOwnOrStreamFrame(c)) {
+                    return false;
+                }
+            }
+            return false;
+        });
+    }
+
+    /** A class whose frames may lie between a channel's and {@code Files.readAllBytes}': this package, the JDK's stream. */
+    private static boolean isOwnOrStreamFrame(Class<?> c) {
+        if (c.getPackage() == UringFileSystemProvider.class.getPackage()) {
+            return true;
+        }
+        String n = c.getName();
+        return n.equals("sun.nio.ch.ChannelInputStream") || n.equals("java.io.InputStream")
+                || n.startsWith("java.nio.channels.Channels");
     }
 
     /**

@@ -318,6 +318,9 @@ abstract class FileChannelContract {
         assertFalse(Files.exists(p));
         assertThrows(NullPointerException.class, () -> open(null, READ));
         assertThrows(NullPointerException.class, () -> open(p, (OpenOption) null));
+        // a null array of attributes: uring4j's channel took it for none and made the file
+        assertThrows(NullPointerException.class, () -> open(p, Set.of(WRITE, CREATE_NEW), (FileAttribute<?>[]) null));
+        assertFalse(Files.exists(p));
     }
 
     /** FileChannel.open(Path, OpenOption...) collects the options into a set: a repeated option is harmless. */

@@ -63,6 +63,41 @@ class ProviderInterruptsAndPipesTest {
         return fs.getPath(p.toString());
     }
 
+    /**
+     * The zip file system reads its file through a channel of the provider's, also under a {@code Files.readString}
+     * of one of its entries: an interrupt there closes that channel on the JDK, and did not on uring4j's provider,
+     * whose channel took the {@code readAllBytes} frame for its own and ignored interrupts from then on.
+     */
+    @Test
+    void aZipFileSystemsChannelIsInterruptedAsOnTheJdk() throws Exception {
+        UringFileSystemProvider provider = new UringFileSystemProvider(BUILTIN);
+        List<String> seen = new ArrayList<>();
+        for (boolean jdk : new boolean[] {true, false}) {
+            Path zip = tmp.resolve((jdk ? "jdk" : "ours") + ".zip");
+            try (FileSystem z = FileSystems.newFileSystem(zip, java.util.Map.of("create", "true"))) {
+                Files.writeString(z.getPath("/f.txt"), "content");
+            }
+            StringBuilder b = new StringBuilder();
+            try (FileSystem z = FileSystems.newFileSystem(jdk ? zip : ours(provider, zip))) {
+                for (int i = 0; i < 3; i++) {
+                    if (i < 2) {
+                        Thread.currentThread().interrupt();
+                    }
+                    try {
+                        b.append(Files.readString(z.getPath("/f.txt")));
+                    } catch (IOException e) {
+                        b.append(e.getClass().getSimpleName());
+                    } finally {
+                        b.append(Thread.interrupted() ? " (interrupted) " : " ");
+                    }
+                }
+            }
+            seen.add(b.toString());
+        }
+        assertEquals(seen.get(0), seen.get(1), "the JDK's provider first, then uring4j's");
+        assertTrue(seen.get(0).startsWith("ClosedByInterruptException"), seen.get(0));
+    }
+
     /** What a thread whose interrupt flag is set sees from each call: its result, or what it threw. */
     static List<String> interruptedCalls(Path dir) {
         List<Callable> calls = List.of(
