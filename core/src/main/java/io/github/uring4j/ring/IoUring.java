@@ -152,6 +152,8 @@ public final class IoUring implements AutoCloseable {
     private boolean reaping;
     private volatile boolean closed;
     private final Cleaner.Cleanable cleanable;
+    /** What the cleaner runs for a ring dropped unclosed: also gives its registered index back (see {@link Release}). */
+    private final Release release;
 
     // ------------------------------------------------------------------------------------------------ setup
 
@@ -214,7 +216,8 @@ public final class IoUring implements AutoCloseable {
             m.release.run(); // the ring's descriptor and mappings: nobody else will release them
             throw noThread;
         }
-        this.cleanable = c.register(this, m.release);
+        this.release = new Release(m.release);
+        this.cleanable = c.register(this, release);
     }
 
     /** The setup flags of {@link SetupFlag}: those whose rings this library lays out and uses as the kernel does. */
@@ -694,6 +697,8 @@ public final class IoUring implements AutoCloseable {
         if (registeredRingIndex >= 0) {
             return registeredRingIndex;
         }
+        Orphans orphans = ORPHANS.get();
+        giveBack(orphans);
         if (Thread.currentThread().isVirtual()) {
             // the kernel's table is the carrier thread's: after the virtual thread moved to another carrier, its
             // enters used another thread's index (EBADF, or another ring's entries)
@@ -709,9 +714,61 @@ public final class IoUring implements AutoCloseable {
                 throw new UringException("IORING_REGISTER_RING_FDS", Errno.EINVAL);
             }
             registeredRingIndex = u.get(JAVA_INT, IoUringRsrc.RSRC_UPDATE2_OFFSET);
+            release.registered(orphans, registeredRingIndex);
             enterFd = registeredRingIndex;
             enterFlags |= Uapi.IORING_ENTER_REGISTERED_RING;
             return registeredRingIndex;
+        }
+    }
+
+    /**
+     * Registered ring indexes of one thread whose rings were dropped unclosed. The index is in the kernel's table of
+     * that thread, which only it can change, and the registration holds the ring (its memory, its locked pages) until
+     * the thread ends: the cleaner that releases such a ring leaves its index here, and the thread's next
+     * {@link #registerRingFd()} gives it back (before, a thread's 17th registration said {@code EBUSY} once 16 rings
+     * had been dropped).
+     */
+    private static final class Orphans extends java.util.concurrent.ConcurrentLinkedQueue<Integer> {
+    }
+
+    private static final ThreadLocal<Orphans> ORPHANS = ThreadLocal.withInitial(Orphans::new);
+
+    /** The cleaner's action: the ring's descriptor and mappings, and its registered index to its thread's orphans. */
+    private static final class Release implements Runnable {
+        private final Runnable unmap;
+        private volatile Orphans orphans;
+        private volatile int index = -1;
+
+        Release(Runnable unmap) {
+            this.unmap = unmap;
+        }
+
+        void registered(Orphans orphans, int index) {
+            this.orphans = orphans;
+            this.index = index;
+        }
+
+        @Override
+        public void run() {
+            Orphans o = orphans;
+            int i = index;
+            if (o != null && i >= 0) {
+                o.add(i);
+            }
+            unmap.run();
+        }
+    }
+
+    /** Unregisters the indexes of this thread's rings that were dropped unclosed. */
+    private void giveBack(Orphans orphans) {
+        for (Integer i; (i = orphans.poll()) != null; ) {
+            try (Arena tmp = Arena.ofConfined()) {
+                MemorySegment u = tmp.allocate(IoUringRsrc.RSRC_UPDATE2);
+                u.set(JAVA_INT, IoUringRsrc.RSRC_UPDATE2_OFFSET, i);
+                registrar.register("IORING_UNREGISTER_RING_FDS", Uapi.IORING_UNREGISTER_RING_FDS, u, 1);
+            } catch (UringException e) {
+                // already gone: nothing to give back
+            }
         }
     }
 
@@ -727,6 +784,7 @@ public final class IoUring implements AutoCloseable {
             return;
         }
         registeredRingIndex = -1;
+        release.registered(null, -1);
         enterFd = ringFd;
         enterFlags &= ~Uapi.IORING_ENTER_REGISTERED_RING;
         try (Arena tmp = Arena.ofConfined()) {

@@ -130,6 +130,40 @@ class RingArgumentsTest {
         }
     }
 
+    /**
+     * A ring dropped unclosed after {@code registerRingFd()}: its index is in the kernel's table of its thread, which
+     * the cleaner cannot change, and the thread's 17th registration said {@code EBUSY}. The thread's next
+     * registration gives the indexes of its cleaned rings back.
+     */
+    @Test
+    void droppedRegisteredRingsGiveTheirIndexesBackToTheirThread() throws Exception {
+        long fds = Rings.countFds("io_uring");
+        for (int i = 0; i < 40; i++) {
+            IoUring ring = IoUring.open(4);
+            for (int tries = 0;; tries++) {
+                try {
+                    ring.registerRingFd();
+                    break;
+                } catch (UringException e) {
+                    if (tries == 500) {
+                        ring.close();
+                        throw new AssertionError("ring " + i + ": registration still refused", e);
+                    }
+                    System.gc(); // the dropped rings' cleaners run, and the next try gives their indexes back
+                    Thread.sleep(10);
+                }
+            }
+            ring.nextSqe().nop().userData(i);
+            assertEquals(i, one(ring).userData());
+            // dropped without close()
+        }
+        for (int i = 0; i < 500 && Rings.countFds("io_uring") > fds; i++) {
+            System.gc(); // leave no ring behind for the next test to count
+            Thread.sleep(10);
+        }
+        assertEquals(fds, Rings.countFds("io_uring"), "descriptors of the dropped rings");
+    }
+
     /** A path the kernel would read past the end of (no NUL inside the segment) is refused. */
     @Test
     void aPathWithoutItsNulIsRefused() throws Exception {
