@@ -147,7 +147,19 @@ public final class BufferPool implements AutoCloseable {
 
     /** Gives back a segment from {@link #acquire()} (or a slice starting at its beginning). */
     public void release(MemorySegment buffer) {
+        ours(buffer);
         give(indexOf(buffer.address()));
+    }
+
+    /**
+     * Refuses memory that only has a buffer's address (a segment made with {@code MemorySegment.ofAddress} of another
+     * thread's buffer was taken, and that buffer lent twice): the pool's own buffers share its memory's scope.
+     */
+    private void ours(MemorySegment buffer) {
+        if (buffer.scope() != region.memory().scope()) {
+            throw new IllegalArgumentException("not a buffer of this pool: 0x" + Long.toHexString(buffer.address())
+                    + " is not of its memory");
+        }
     }
 
     /** Gives back a buffer from {@link #acquireBuffer()}, whatever its position. */
@@ -155,6 +167,7 @@ public final class BufferPool implements AutoCloseable {
         if (!buffer.isDirect()) {
             throw new IllegalArgumentException("not a buffer of this pool (heap buffer)");
         }
+        ours(MemorySegment.ofBuffer(buffer));
         give(indexOf(Memory.address(buffer) - buffer.position()));
     }
 

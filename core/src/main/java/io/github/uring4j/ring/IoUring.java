@@ -546,7 +546,8 @@ public final class IoUring implements AutoCloseable {
     public int reap(CqeHandler handler, int max) throws UringException {
         checkCompletionOwner();
         if (reaping) {
-            throw new IllegalStateException("reap() called from inside a CqeHandler");
+            throw new IllegalStateException("reap() called while a reap() of this ring is running (from inside a"
+                    + " CqeHandler, or while the handler of the thread that handed the ring over still runs)");
         }
         int total = reapReady(handler, max);
         if (total < max) {
@@ -912,8 +913,9 @@ public final class IoUring implements AutoCloseable {
         }
         if (reaping) {
             // reap() goes on reading the completion queue and moving its head after the handler returns
-            throw new IllegalStateException("close() called from inside a CqeHandler: close the ring after reap()"
-                    + " returns");
+            throw new IllegalStateException("close() called while a reap() of this ring is running (from inside a"
+                    + " CqeHandler, or while the handler of the thread that handed the ring over still runs): close"
+                    + " the ring after reap() returns");
         }
         if (Thread.currentThread() == o) {
             unregisterRingFd();

@@ -96,7 +96,10 @@ final class RingMemory {
                 }
                 throw new UringException("io_uring_setup", -fd, Errno.name(-fd) + " during io_uring_setup(entries="
                         + o.entries + ", flags=0x" + Integer.toHexString(setupFlags) + ")"
-                        + (fd == -Errno.EINVAL ? ": the kernel rejects these flags or sizes" : ""));
+                        + (fd == -Errno.EINVAL ? ": the kernel rejects these flags or sizes"
+                        : fd == -Errno.EMFILE ? ": the process has as many open descriptors as its limit allows"
+                                + " (ulimit -n), and a ring is one more"
+                        : fd == -Errno.ENFILE ? ": the system's table of open files is full" : ""));
             }
             this.ringFd = fd;
             this.flags = setupFlags;

@@ -12,9 +12,15 @@ public final class Timespec {
     private Timespec() {
     }
 
+    /** A timespec of {@code d} (not negative; whole seconds beyond what nanoseconds in a {@code long} hold are taken). */
     public static MemorySegment allocate(Arena arena, Duration d) {
+        if (d.isNegative()) {
+            throw new IllegalArgumentException("negative timeout: " + d);
+        }
         MemorySegment ts = arena.allocate(KernelTimespec.LAYOUT);
-        set(ts, d.toNanos());
+        // seconds and nanoseconds apart: toNanos() overflows past 292 years (a bare ArithmeticException)
+        ts.set(JAVA_LONG, KernelTimespec.TV_SEC, d.getSeconds());
+        ts.set(JAVA_LONG, KernelTimespec.TV_NSEC, d.getNano());
         return ts;
     }
 

@@ -998,6 +998,23 @@ abstract class HostileUseContract {
         assertEquals(before, PinnedRegion.openRegions(), "regions left by refused pools");
     }
 
+    /**
+     * A buffer released through a segment that only has its address ({@code MemorySegment.ofAddress}, as another
+     * thread could make of a buffer lent to someone else) was taken, and the buffer lent twice: refused now.
+     */
+    @Test
+    void aBufferIsReleasedOnlyThroughThePoolsOwnMemory() throws Exception {
+        try (BufferPool pool = BufferPool.builder().bufferSize(4096).count(2).build()) {
+            MemorySegment lent = pool.acquire();
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> pool.release(MemorySegment.ofAddress(lent.address())));
+            assertTrue(e.getMessage().contains("not a buffer of this pool"), e.getMessage());
+            assertEquals(1, pool.available(), "the lent buffer is still lent");
+            pool.release(lent);
+            assertEquals(2, pool.available());
+        }
+    }
+
     private ByteBuffer lentFromADroppedPool() {
         BufferPool pool = BufferPool.builder().bufferSize(4096).count(2).build();
         return pool.acquireBuffer();

@@ -180,6 +180,17 @@ class RingArgumentsTest {
         }
     }
 
+    /** A timespec of any duration a {@code Duration} holds (toNanos() overflowed past 292 years); negative refused. */
+    @Test
+    void timespecsTakeEveryDuration() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment ts = Timespec.allocate(arena, java.time.Duration.ofSeconds(Long.MAX_VALUE, 999_999_999));
+            assertEquals(Long.MAX_VALUE, ts.get(ValueLayout.JAVA_LONG, 0));
+            assertEquals(999_999_999L, ts.get(ValueLayout.JAVA_LONG, 8));
+            assertThrows(IllegalArgumentException.class, () -> Timespec.allocate(arena, java.time.Duration.ofNanos(-1)));
+        }
+    }
+
     /** Setup flags whose ring layout this library does not read (CQE_MIXED posted completions read as two) are refused. */
     @Test
     void setupFlagsTheLibraryDoesNotKnowAreRefused() {
