@@ -119,14 +119,12 @@ class SetupAndRegistrationTest {
 
     @Test
     void aFlagTheKernelRejectsIsRejectedNotDropped() {
+        // DEFER_TASKRUN is only valid with SINGLE_ISSUER: the kernel says no, and so do we. (Bits the library does not
+        // know are refused before the kernel is asked: RingArgumentsTest.)
         UringException e = assertThrows(UringException.class,
-                () -> IoUring.open(IoUring.options().entries(8).flags(1 << 30)));
-        assertEquals(Errno.EINVAL, e.errno());
-        assertTrue(e.getMessage().contains("flags=0x40000000"), e.getMessage());
-        // DEFER_TASKRUN is only valid with SINGLE_ISSUER: the kernel says no, and so do we.
-        e = assertThrows(UringException.class,
                 () -> IoUring.open(IoUring.options().entries(8).flags(SetupFlag.DEFER_TASKRUN)));
         assertEquals(Errno.EINVAL, e.errno());
+        assertTrue(e.getMessage().contains("flags=0x2000"), e.getMessage());
     }
 
     @Test
