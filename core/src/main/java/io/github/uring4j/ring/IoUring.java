@@ -570,9 +570,17 @@ public final class IoUring implements AutoCloseable {
         try {
             while (head != tail && n < max) {
                 long base = cqes + (((long) (head & cqMask)) << cqeShift);
-                long ud = cqRing.get(JAVA_LONG, base + IoUringCqe.USER_DATA);
-                int res = cqRing.get(JAVA_INT, base + IoUringCqe.RES);
-                int f = cqRing.get(JAVA_INT, base + IoUringCqe.FLAGS);
+                long ud;
+                int res;
+                int f;
+                try {
+                    ud = cqRing.get(JAVA_LONG, base + IoUringCqe.USER_DATA);
+                    res = cqRing.get(JAVA_INT, base + IoUringCqe.RES);
+                    f = cqRing.get(JAVA_INT, base + IoUringCqe.FLAGS);
+                } catch (IllegalStateException unmapped) {
+                    // the owner closed the ring under a reaper of another thread (bindCompletionsTo)
+                    throw closed ? new IllegalStateException("io_uring ring is closed", unmapped) : unmapped;
+                }
                 head++;
                 n++;
                 handler.handle(ud, res, f);
@@ -582,7 +590,13 @@ public final class IoUring implements AutoCloseable {
             if (n > 0) {
                 cqLocalHead = head;
                 // Release, once per batch: the kernel may reuse these slots once it sees the new head.
-                INT.setRelease(cqRing, cqHead, head);
+                if (!closed || cqRing.scope().isAlive()) {
+                    try {
+                        INT.setRelease(cqRing, cqHead, head);
+                    } catch (IllegalStateException unmapped) {
+                        // closed meanwhile by the owner: nothing to tell the kernel any more
+                    }
+                }
             }
         }
         return n;
