@@ -73,7 +73,10 @@ final class Handoff implements Executor {
             executor.execute(drain);
             watch();
             return true;
-        } catch (RuntimeException refused) { // RejectedExecutionException (shut down), or a broken executor
+        } catch (RuntimeException | Error refused) {
+            // RejectedExecutionException (shut down), a broken executor, or one out of threads (a ThreadPoolExecutor
+            // throws OutOfMemoryError when it cannot start a worker): as a refusal. An Error let through killed the
+            // loop, and left this hand-off waiting for a drain task that never came (its futures never completed).
             waiting.set(false);
             return false;
         }

@@ -158,6 +158,35 @@ class FutureExecutorTest {
     }
 
     /**
+     * An executor whose {@code execute} throws an {@code Error} now and then (a {@code ThreadPoolExecutor} out of
+     * threads throws {@code OutOfMemoryError}): taken as a refusal, on both backends. Before, the Error killed the
+     * io_uring loop (every later operation failed or waited) and left the hand-off waiting for a drain task that
+     * never came: those futures never completed.
+     */
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void anExecutorThrowingAnErrorStrandsNoFutureAndKillsNoLoop(Backend backend) throws Exception {
+        java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+        Executor sometimes = r -> {
+            if (calls.getAndIncrement() % 2 == 0) {
+                throw new OutOfMemoryError("unable to create native thread (the test's)");
+            }
+            r.run();
+        };
+        Path p = dir.resolve("erroring");
+        java.nio.file.Files.write(p, new byte[100]);
+        try (IoExecutor io = IoExecutor.builder().backend(backend).loops(1).futureExecutor(sometimes)
+                .callerReads(false).build()) {
+            for (int i = 0; i < 10; i++) {
+                try (AsyncFile f = AsyncFile.open(io, p, StandardOpenOption.READ).get(10, TimeUnit.SECONDS)) {
+                    assertEquals(100, f.read(ByteBuffer.allocateDirect(100), 0).get(10, TimeUnit.SECONDS));
+                }
+            }
+            assertTrue(calls.get() >= 10, "the executor was asked: " + calls.get());
+        }
+    }
+
+    /**
      * Keeps the executor's one thread busy until {@code shutdownNow} interrupts it: hand-off tasks wait in its queue.
      */
     private static void occupy(ThreadPoolExecutor one) throws InterruptedException {
