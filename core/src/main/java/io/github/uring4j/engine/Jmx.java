@@ -25,6 +25,11 @@ public final class Jmx {
     private static final boolean PRESENT = ModuleLayer.boot().findModule("java.management").isPresent();
     private static final AtomicBoolean ABSENT_TOLD = new AtomicBoolean();
     private static final Set<String> RESERVED = ConcurrentHashMap.newKeySet();
+    /**
+     * The names this library registered itself: only those are unregistered. A name another class loader's copy of
+     * uring4j (or any other code) holds fails to register here, and its bean was unregistered by this close.
+     */
+    private static final Set<String> OWNED = ConcurrentHashMap.newKeySet();
     private static final ExecutorService THREAD = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "uring4j-jmx");
         t.setDaemon(true);
@@ -65,6 +70,7 @@ public final class Jmx {
                 try {
                     ManagementFactory.getPlatformMBeanServer()
                             .registerMBean(new StandardMBean(impl, cast(mxbeanInterface), true), on);
+                    OWNED.add(canonical);
                 } catch (Exception e) {
                     Log.warn("the JMX view " + canonical + " could not be registered: " + e);
                 }
@@ -86,9 +92,8 @@ public final class Jmx {
         }
         THREAD.execute(BackgroundWork.counted(() -> {
             try {
-                ObjectName on = new ObjectName(canonicalName);
-                if (ManagementFactory.getPlatformMBeanServer().isRegistered(on)) {
-                    ManagementFactory.getPlatformMBeanServer().unregisterMBean(on);
+                if (OWNED.remove(canonicalName)) {
+                    ManagementFactory.getPlatformMBeanServer().unregisterMBean(new ObjectName(canonicalName));
                 }
             } catch (Exception e) {
                 // gone already
@@ -96,6 +101,22 @@ public final class Jmx {
                 RESERVED.remove(canonicalName);
             }
         }));
+    }
+
+    /**
+     * Whether {@code canonicalName} is registered by this library now, once the registrations and unregistrations
+     * asked for so far have run.
+     */
+    public static boolean registered(String canonicalName) {
+        if (canonicalName == null || !PRESENT) {
+            return false;
+        }
+        try {
+            settle();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return OWNED.contains(canonicalName);
     }
 
     /** Waits until the registrations and unregistrations asked for so far have run (tests, tools). */

@@ -164,6 +164,9 @@ public final class IoExecutor implements AutoCloseable {
             this.backend = backend;
         }
 
+        /** The first close has done its work (guarded by this). */
+        private boolean ended;
+
         @Override
         public void run() {
             synchronized (this) {
@@ -172,8 +175,40 @@ public final class IoExecutor implements AutoCloseable {
                 }
                 closed = true;
             }
-            backend.shutdown();
-            Jmx.unregister(mbean);
+            try {
+                backend.shutdown();
+                Jmx.unregister(mbean);
+            } finally {
+                synchronized (this) {
+                    ended = true;
+                    notifyAll();
+                }
+            }
+        }
+
+        /**
+         * Waits until the first close has done its work: a second {@code close()} racing it returned at once, with
+         * the files still open. Not on a thread of the executor's own (a handler's close), which the first close may
+         * be waiting for; an interrupt does not end the wait, and is set again after, as {@code ExecutorService.close}
+         * does.
+         */
+        void awaitClosed() {
+            if (backend.mustNotBlock(Thread.currentThread())) {
+                return;
+            }
+            boolean interrupted = false;
+            synchronized (this) {
+                while (closed && !ended) {
+                    try {
+                        wait();
+                    } catch (InterruptedException e) {
+                        interrupted = true;
+                    }
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -249,11 +284,12 @@ public final class IoExecutor implements AutoCloseable {
 
     /**
      * The JMX object name of this executor's {@link IoExecutorMXBean} ({@code io.github.uring4j:type=IoExecutor,
-     * name="..."}), or empty when it could not be registered. The bean itself is registered by a background thread a
-     * few milliseconds after {@code build()} (see {@link IoExecutorMXBean}).
+     * name="..."}), or empty when it is not registered: it could not be (the name was taken by other code, such as
+     * another class loader's copy of uring4j), or the executor is closed. The bean itself is registered by a background
+     * thread a few milliseconds after {@code build()} (see {@link IoExecutorMXBean}); this waits for that.
      */
     public Optional<String> jmxName() {
-        return Optional.ofNullable(mbean);
+        return Jmx.registered(mbean) ? Optional.of(mbean) : Optional.empty();
     }
 
     private static ThreadFactory daemonFactory(String name) {
@@ -340,6 +376,7 @@ public final class IoExecutor implements AutoCloseable {
     @Override
     public void close() {
         cleanable.clean(); // runs the closing once, whoever asks first
+        life.awaitClosed(); // and whoever asks next returns once it is done
     }
 
     @Override

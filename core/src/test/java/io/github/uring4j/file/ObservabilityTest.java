@@ -73,6 +73,38 @@ class ObservabilityTest {
                 .orElseThrow(() -> new AssertionError("no " + type + " " + operation + " in " + events));
     }
 
+    /** A stand-in for a bean of other code (another class loader's copy of uring4j) under an executor's name. */
+    public interface ForeignMBean {
+        int getAnswer();
+    }
+
+    /**
+     * An executor whose name another bean holds already: it says it has no JMX name, and its close leaves the other
+     * bean registered (it unregistered it, while the other executor went on: a hostile probe's two class loaders).
+     */
+    @org.junit.jupiter.api.Test
+    void anExecutorUnregistersOnlyTheBeanItRegistered() throws Exception {
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        ObjectName taken = new ObjectName("io.github.uring4j:type=IoExecutor,name=" + ObjectName.quote("taken-name"));
+        server.registerMBean(new javax.management.StandardMBean((ForeignMBean) () -> 42, ForeignMBean.class), taken);
+        try {
+            try (IoExecutor io = IoExecutor.builder().loops(1).name("taken-name").build()) {
+                assertTrue(io.jmxName().isEmpty(), "the name is another bean's: " + io.jmxName());
+            }
+            Jmx.settle();
+            assertTrue(server.isRegistered(taken), "the other bean is still there");
+            assertEquals(42, server.getAttribute(taken, "Answer"));
+            IoExecutor closed;
+            try (IoExecutor io = IoExecutor.builder().loops(1).name("free-name").build()) {
+                assertTrue(io.jmxName().isPresent());
+                closed = io;
+            }
+            assertTrue(closed.jmxName().isEmpty(), "a closed executor has no bean");
+        } finally {
+            server.unregisterMBean(taken);
+        }
+    }
+
     @ParameterizedTest(name = "{0}")
     @EnumSource(value = Backend.class, names = {"IO_URING", "THREADS"})
     void executorsAreMxBeans(Backend backend) throws Exception {
