@@ -64,6 +64,20 @@ class ChildJvmTest {
         assertTrue(out.contains("NAPPING 2"), out.toString());
     }
 
+    /**
+     * {@code System.exit} from a continuation on an event loop, and a shutdown hook writing to a file of that loop:
+     * the loop waits inside the exit for the hooks, so the write fails at once, saying why, and the JVM exits with the
+     * program's status (the write waited for ever, and so did the exit; found by a hostile probe).
+     */
+    @Test
+    void aShutdownHooksWriteToALoopInsideSystemExitFailsAtOnce() throws Exception {
+        Process p = ChildJvm.start(List.of(), List.of(), "exitInCompletion", dir.toString());
+        List<String> out = output(p, 60);
+        assertEquals(3, p.exitValue(), out.toString());
+        assertTrue(out.stream().anyMatch(l -> l.startsWith("HOOK failed") && l.contains("inside System.exit")),
+                out.toString());
+    }
+
     /** Case 22: buffers over the memlock limit stay unregistered, the message shows the limit, I/O works. */
     @Test
     void case22RegistrationOverMemlockFallsBack() throws Exception {

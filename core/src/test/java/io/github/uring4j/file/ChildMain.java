@@ -26,6 +26,7 @@ public final class ChildMain {
             case "poolsOnLoops" -> poolsOnLoops(Path.of(args[1]));
             case "threadsClosedByHandlers" -> threadsClosedByHandlers(Path.of(args[1]));
             case "exitNap" -> exitNap(Path.of(args[1]));
+            case "exitInCompletion" -> exitInCompletion(Path.of(args[1]));
             default -> throw new IllegalArgumentException(args[0]);
         }
     }
@@ -37,6 +38,30 @@ public final class ChildMain {
      */
     /** What {@link #exitNap} keeps reachable until the JVM ends. */
     static final java.util.List<Object> KEPT = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    /**
+     * {@code System.exit} called by a continuation on the loop, and a shutdown hook that writes to a file of that
+     * loop: the hook's write fails at once (the loop waits inside the exit for the hooks) and the JVM exits.
+     */
+    static void exitInCompletion(Path dir) throws Exception {
+        Path p = dir.resolve("exit-log");
+        IoExecutor io = IoExecutor.builder().loops(1).name("exiter").build();
+        AsyncFile log = AsyncFile.open(io, p, StandardOpenOption.CREATE, StandardOpenOption.WRITE).join();
+        KEPT.add(io);
+        KEPT.add(log);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try {
+                System.out.println("HOOK wrote " + log.write(ByteBuffer.wrap("bye".getBytes()), 0)
+                        .get(30, java.util.concurrent.TimeUnit.SECONDS));
+            } catch (Exception e) {
+                Throwable c = e instanceof java.util.concurrent.ExecutionException && e.getCause() != null
+                        ? e.getCause() : e;
+                System.out.println("HOOK failed " + c);
+            }
+        }));
+        AsyncFile.open(io, p, StandardOpenOption.READ).thenAccept(f -> System.exit(3));
+        Thread.sleep(120_000); // the exit comes from the loop
+    }
 
     static void exitNap(Path dir) throws Exception {
         Path p = dir.resolve("nap");

@@ -57,11 +57,23 @@ final class Wakeup {
         this.buf = arena.allocate(8, 8);
     }
 
+    /** The loop's thread while it naps in Java (the JVM exits, see {@link EventLoop#EXIT_NAP_NANOS}), else null. */
+    private volatile Thread napping;
+
+    /** Loop thread: it naps from now on ({@code t}), or no longer (null). */
+    void napping(Thread t) {
+        napping = t;
+    }
+
     /** Any thread: wakes the loop if it sleeps. */
     void wake() {
         if (state.get() == SLEEPING && state.compareAndSet(SLEEPING, WAKING)) {
             sys.write(fd, ONE, 8);
             state.set(AWAKE);
+            Thread t = napping;
+            if (t != null) {
+                java.util.concurrent.locks.LockSupport.unpark(t); // the nap ends now, not when it runs out
+            }
         }
     }
 
