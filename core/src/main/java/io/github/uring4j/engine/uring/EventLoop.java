@@ -263,10 +263,21 @@ final class EventLoop implements Runnable {
         for (int i = 0; i < Math.min(8, stack.length); i++) {
             where.append("\n\tat ").append(stack[i]);
         }
+        boolean releasing = false;
+        for (StackTraceElement e : stack) {
+            if (e.getClassName().startsWith("io.github.uring4j.")) {
+                // the library's own frames first: the loop ends, letting go of its ring and memory
+                releasing = e.getMethodName().equals("free") || e.getClassName().endsWith("RingMemory$Release");
+                break;
+            }
+        }
         return "event loop " + name + " (" + t.getName() + ") has not turned for "
-                + java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(nanos) + " ms, held by code of yours that waits"
-                + " (a CompletionHandler or a continuation) or by a system call that does not return; it does its"
-                + " part when it runs again. It is here:" + where;
+                + java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(nanos) + " ms, "
+                + (releasing ? "releasing its ring's memory (the JVM stops every thread at a handshake for that: it"
+                        + " takes long where there are many threads)"
+                        : "held by code of yours that waits (a CompletionHandler or a continuation) or by a system"
+                        + " call that does not return")
+                + "; it does its part when it runs again. It is here:" + where;
     }
 
     boolean isDead() {
@@ -410,7 +421,9 @@ final class EventLoop implements Runnable {
                 // an older kernel: its default (four per CPU)
             }
         }
-        arena = Arena.ofShared();
+        // Confined to this thread, which alone reads and writes it (and frees it at the end): closing a shared arena
+        // makes every thread of the JVM stop at a handshake, and closing an executor of 1,024 loops took 15 s.
+        arena = Arena.ofConfined();
         wakeup = new Wakeup(sys, arena);
         slots = new SlotTable(arena, Math.min(config.inFlightLimit, 1024));
         encoder = new Encoder(this);
