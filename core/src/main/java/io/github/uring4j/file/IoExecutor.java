@@ -452,6 +452,7 @@ public final class IoExecutor implements AutoCloseable {
                         + " of devices with poll queues, and an executor's loops also open, close and sync files on"
                         + " theirs; use the ring API (IoUring) for polled I/O, or leave the flag out");
             }
+            io.github.uring4j.ring.IoUring.options().flags(setupFlags); // bits the library does not know: refused here
             this.setupFlags = setupFlags;
             return this;
         }

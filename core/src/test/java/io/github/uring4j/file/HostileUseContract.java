@@ -1099,6 +1099,10 @@ abstract class HostileUseContract {
         IllegalArgumentException polled = assertThrows(IllegalArgumentException.class,
                 () -> IoExecutor.builder().setupFlags(SetupFlag.IOPOLL | SetupFlag.SINGLE_ISSUER));
         assertTrue(polled.getMessage().contains("IOPOLL"), polled.getMessage());
+        // bits the library does not lay out (NO_MMAP: a bare EFAULT from io_uring_setup at build before)
+        IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class,
+                () -> IoExecutor.builder().setupFlags(0x4000));
+        assertTrue(unknown.getMessage().contains("4000"), unknown.getMessage());
         // a ring of fewer than four entries could never take an operation of three (the loop spun and close hung)
         for (int tooFew : new int[] {-1, 0, 1, 2, 3}) {
             IllegalArgumentException few = assertThrows(IllegalArgumentException.class,
