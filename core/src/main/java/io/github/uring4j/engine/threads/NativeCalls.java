@@ -132,7 +132,9 @@ final class NativeCalls implements Calls {
                         tell = r.claimEarlyTell(t.heldBack);
                         t.heldBack = null;
                         abandoned = true;
-                    } else if (t.ended || r.wasTold()) {
+                    } else if (t.ended || r.wasTold() || r.isCancelled()) {
+                        // (cancelled: looked at before every attempt, not only after a wait, which took the next
+                        // bytes written for a read whose future was already cancelled)
                         abandoned = true;
                     } else if (readiness(f, read) == ThreadsFile.NOWAIT) {
                         do {
