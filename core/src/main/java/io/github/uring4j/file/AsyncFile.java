@@ -685,6 +685,10 @@ public final class AsyncFile implements AutoCloseable {
                     + length);
         }
         if (kind == Request.ALLOCATE) {
+            if (length == 0) {
+                // fallocate(2) refuses an empty range (EINVAL, which named no argument)
+                throw new IllegalArgumentException("allocate of 0 bytes: the length must be positive");
+            }
             checkWritable();
         }
         Request r = simple(kind, Results.VOID);
@@ -696,7 +700,10 @@ public final class AsyncFile implements AutoCloseable {
         return r;
     }
 
-    /** Reserves blocks for {@code [position, position + length)} ({@code fallocate}, mode 0: may grow the file). */
+    /**
+     * Reserves blocks for {@code [position, position + length)} ({@code fallocate}, mode 0: may grow the file);
+     * {@code length} must be positive.
+     */
     public CompletableFuture<Void> allocate(long position, long length) {
         return future(rangeOp(Request.ALLOCATE, position, length, 0));
     }
@@ -707,12 +714,13 @@ public final class AsyncFile implements AutoCloseable {
 
     /** Tells the kernel how a range will be used ({@code posix_fadvise}); {@code length} 0 means to the end. */
     public CompletableFuture<Void> advise(long position, long length, Advice advice) {
-        return future(rangeOp(Request.ADVISE, position, length, advice.value));
+        return future(rangeOp(Request.ADVISE, position, length, Objects.requireNonNull(advice, "advice").value));
     }
 
     public <A> void advise(long position, long length, Advice advice, A attachment,
             CompletionHandler<Void, ? super A> handler) {
-        handler(rangeOp(Request.ADVISE, position, length, advice.value), attachment, handler);
+        handler(rangeOp(Request.ADVISE, position, length, Objects.requireNonNull(advice, "advice").value), attachment,
+                handler);
     }
 
     /**

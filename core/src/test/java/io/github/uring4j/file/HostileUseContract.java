@@ -1116,6 +1116,11 @@ abstract class HostileUseContract {
             assertThrows(IllegalArgumentException.class, () -> f.read(ByteBuffer.allocateDirect(1), -1));
             assertThrows(NullPointerException.class, () -> f.read((ByteBuffer) null, 0));
             assertThrows(NullPointerException.class, () -> f.read(ByteBuffer.allocateDirect(1), 0, "a", null));
+            // an empty allocation reached fallocate, whose EINVAL named no argument; a null advice was a bare NPE
+            IllegalArgumentException empty = assertThrows(IllegalArgumentException.class, () -> f.allocate(0, 0));
+            assertTrue(empty.getMessage().contains("0 bytes"), empty.getMessage());
+            NullPointerException advice = assertThrows(NullPointerException.class, () -> f.advise(0, 0, null));
+            assertEquals("advice", advice.getMessage());
             assertEquals(0, io.inFlight());
         }
         IllegalArgumentException big = assertThrows(IllegalArgumentException.class,
