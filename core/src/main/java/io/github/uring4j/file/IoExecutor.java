@@ -198,7 +198,8 @@ public final class IoExecutor implements AutoCloseable {
             }
             boolean interrupted = false;
             synchronized (this) {
-                while (closed && !ended) {
+                // after a clean(): the close has begun on some thread, which may not have marked it yet
+                while (!ended) {
                     try {
                         wait();
                     } catch (InterruptedException e) {

@@ -187,6 +187,37 @@ abstract class HostileUseContract {
         assertNothingLeftInFlight();
     }
 
+    /**
+     * A gathering write and a scattering read of a FIFO: bytes move, as a single write or read would move them, on
+     * both backends (the threads backend made positional calls: ESPIPE).
+     */
+    @Test
+    void vectoredReadsAndWritesOfAFifoMoveBytes() throws Exception {
+        Path fifo = TestFiles.fifo(dir, "fifoVectored");
+        try (AsyncFile f = open(fifo, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            ByteBuffer[] out = {ByteBuffer.allocateDirect(0), ByteBuffer.allocateDirect(4).put("abcd".getBytes()).flip(),
+                    ByteBuffer.allocateDirect(4).put("efgh".getBytes()).flip()};
+            long wrote = f.write(out, 0).get(10, TimeUnit.SECONDS);
+            assertTrue(wrote >= 4 && wrote <= 8, "wrote " + wrote);
+            if (wrote < 8) {
+                assertEquals(4, (long) f.write(new ByteBuffer[] {out[2]}, 0).get(10, TimeUnit.SECONDS));
+            }
+            ByteBuffer a = ByteBuffer.allocateDirect(3);
+            ByteBuffer b = ByteBuffer.allocateDirect(5);
+            long read = 0;
+            while (read < 8) {
+                long n = f.read(new ByteBuffer[] {a, b}, 0).get(10, TimeUnit.SECONDS);
+                assertTrue(n > 0, "read " + n);
+                read += n;
+            }
+            byte[] got = new byte[8];
+            a.flip().get(got, 0, 3);
+            b.flip().get(got, 3, 5);
+            assertEquals("abcdefgh", new String(got, java.nio.charset.StandardCharsets.US_ASCII));
+        }
+        assertNothingLeftInFlight();
+    }
+
     /** A pool closed while one of its buffers is under a read keeps the memory until the read completes. */
     @Test
     void closingABufferPoolUnderAPendingReadDefersTheFree() throws Exception {

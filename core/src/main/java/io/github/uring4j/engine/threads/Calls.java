@@ -18,8 +18,11 @@ interface Calls {
      */
     long transfer(Task t, ThreadsFile f) throws Throwable;
 
-    /** A scattering read or gathering write, one buffer at a time; stops at the first short transfer. */
-    long vector(Request r, ThreadsFile f) throws Throwable;
+    /**
+     * A scattering read or gathering write of {@code t}'s request, one buffer at a time; stops at the first short
+     * transfer. A file without offsets (a FIFO) moves what one buffer takes, as a single read or write of it would.
+     */
+    long vector(Task t, ThreadsFile f) throws Throwable;
 
     /** fsync, truncate, allocate, advise, sync-range, size. */
     long other(Request r, ThreadsFile f) throws Throwable;

@@ -155,7 +155,8 @@ final class JdkCalls implements Calls {
     }
 
     @Override
-    public long vector(Request r, ThreadsFile f) throws Throwable {
+    public long vector(Task t, ThreadsFile f) throws Throwable {
+        Request r = t.request;
         long total = 0;
         for (ByteBuffer b : r.advanceAll) {
             ByteBuffer d = b.duplicate();

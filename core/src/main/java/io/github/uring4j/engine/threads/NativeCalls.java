@@ -268,7 +268,8 @@ final class NativeCalls implements Calls {
     }
 
     @Override
-    public long vector(Request r, ThreadsFile f) throws Throwable {
+    public long vector(Task t, ThreadsFile f) throws Throwable {
+        Request r = t.request;
         int fd = f.fd;
         long total = 0;
         for (int i = 0; i < r.iovCount; i++) {
@@ -278,6 +279,19 @@ final class NativeCalls implements Calls {
             do {
                 res = r.kind == Request.READV ? sys.pread(fd, m, len, r.position + total)
                         : sys.pwrite(fd, m, len, r.position + total);
+                if (res == -Errno.ESPIPE) {
+                    // a FIFO, pipe or device (ESPIPE said so before): no offsets, and a wait that could last for
+                    // ever, so one buffer's worth as a single read or write of it (a short transfer, as readv's may be)
+                    if (len == 0) {
+                        res = 0;
+                        break;
+                    }
+                    blockFromNowOn(f);
+                    res = unpositioned(t, f, m, r.kind == Request.READV);
+                    if (res >= 0) {
+                        return Rules.afterVector(r, total + res);
+                    }
+                }
             } while (res == -Errno.EINTR);
             if (res < 0) {
                 if (total > 0) {

@@ -245,7 +245,7 @@ public final class ThreadsBackend implements IoBackend {
                 ThreadsFile f = (ThreadsFile) r.handle;
                 v = switch (r.kind) {
                     case Request.READ, Request.WRITE, Request.WRITE_SYNC -> calls.transfer(t, f);
-                    case Request.READV, Request.WRITEV -> calls.vector(r, f);
+                    case Request.READV, Request.WRITEV -> calls.vector(t, f);
                     default -> calls.other(r, f);
                 };
             }
