@@ -101,6 +101,11 @@ public final class KernelCopy {
         return copy(in, inPos, out, outPos, count, piece, streams, cachedWhole, () -> false);
     }
 
+    /** Whether a {@code struct statx} with {@code STATX_TYPE} is of a regular file. */
+    private static boolean regular(MemorySegment st) {
+        return (st.get(ValueLayout.JAVA_SHORT, Statx.MODE) & 0xF000) == 0x8000;
+    }
+
     private static Result copy(int in, long inPos, int out, long outPos, long count, long piece, int streams,
             boolean cachedWhole, BooleanSupplier stopped) {
         if (piece <= 0 || streams <= 0 || count < 0) {
@@ -112,13 +117,13 @@ public final class KernelCopy {
             MemorySegment empty = a.allocateFrom("");
             MemorySegment src = a.allocate(Statx.LAYOUT);
             MemorySegment dst = a.allocate(Statx.LAYOUT);
-            int mask = Statx.STATX_INO | Statx.STATX_SIZE;
+            int mask = Statx.STATX_INO | Statx.STATX_SIZE | Statx.STATX_TYPE;
             if (LeanCalls.statx(capture, in, empty, Uapi.AT_EMPTY_PATH, mask, src) != 0
                     || LeanCalls.statx(capture, out, empty, Uapi.AT_EMPTY_PATH, mask, dst) != 0
                     || (src.get(ValueLayout.JAVA_INT, Statx.MASK) & mask) != mask
                     || (dst.get(ValueLayout.JAVA_INT, Statx.MASK) & mask) != mask
-                    || sameFile(src, dst)) {
-                return null;
+                    || sameFile(src, dst) || !regular(src) || !regular(dst)) {
+                return null; // (a FIFO or a device: one stream of bytes, no pieces side by side)
             }
             long have = Math.min(count, Math.max(0, src.get(ValueLayout.JAVA_LONG, Statx.SIZE) - inPos));
             targetSize = dst.get(ValueLayout.JAVA_LONG, Statx.SIZE);

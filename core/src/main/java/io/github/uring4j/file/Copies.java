@@ -25,7 +25,8 @@ import java.util.concurrent.CompletableFuture;
  * {@code dup}ed when the call is made, so closing either {@code AsyncFile} meanwhile cannot hand the copy someone
  * else's descriptor; the duplicates are closed when the copy ends. Where the kernel cannot copy between the two files
  * ({@code EXDEV}, {@code EINVAL}, {@code EOPNOTSUPP}) the helper copies through a buffer with {@code pread}/
- * {@code pwrite}; where native calls cannot be made at all (native access denied), the copy is chained reads and
+ * {@code pwrite}, reading or writing a FIFO, pipe or device where it is (it has no offsets); where native calls cannot
+ * be made at all (native access denied), the copy is chained reads and
  * writes of the two files.
  */
 final class Copies {
@@ -189,7 +190,8 @@ final class Copies {
             if (n == -Errno.EINTR) {
                 continue;
             }
-            if (n == -Errno.EXDEV || n == -Errno.EINVAL || n == -Errno.EOPNOTSUPP || n == -Errno.ENOSYS) {
+            if (n == -Errno.EXDEV || n == -Errno.EINVAL || n == -Errno.EOPNOTSUPP || n == -Errno.ENOSYS
+                    || n == -Errno.ESPIPE) {
                 return done + buffered(a, capture, in, inPos + done, out, outPos + done, count - done, from, to,
                         stopped);
             }
@@ -216,6 +218,10 @@ final class Copies {
         MemorySegment buf = a.allocate(CHUNK, 4096);
         MemorySegment iov = a.allocate(16, 8);
         long done = 0;
+        // A FIFO, pipe or character device has no offsets (ESPIPE): it is read or written where it is, as the
+        // JDK's transferTo writes into a pipe (a copy into a FIFO failed with ESPIPE)
+        boolean inAt = true;
+        boolean outAt = true;
         while (done < count) {
             if (stopped.getAsBoolean()) {
                 throw stopped();
@@ -223,8 +229,12 @@ final class Copies {
             int want = (int) Math.min(CHUNK, count - done);
             iov.set(ValueLayout.JAVA_LONG, 0, buf.address());
             iov.set(ValueLayout.JAVA_LONG, 8, want);
-            long r = LeanCalls.preadv2(capture, in, iov, 1, inPos + done, 0);
+            long r = LeanCalls.preadv2(capture, in, iov, 1, inAt ? inPos + done : -1, 0);
             if (r == -Errno.EINTR) {
+                continue;
+            }
+            if (r == -Errno.ESPIPE && inAt) {
+                inAt = false;
                 continue;
             }
             if (r < 0 && done > 0) {
@@ -241,8 +251,12 @@ final class Copies {
             while (w < r) {
                 iov.set(ValueLayout.JAVA_LONG, 0, buf.address() + w);
                 iov.set(ValueLayout.JAVA_LONG, 8, r - w);
-                long n = LeanCalls.pwritev2(capture, out, iov, 1, outPos + done + w, 0);
+                long n = LeanCalls.pwritev2(capture, out, iov, 1, outAt ? outPos + done + w : -1, 0);
                 if (n == -Errno.EINTR) {
+                    continue;
+                }
+                if (n == -Errno.ESPIPE && outAt) {
+                    outAt = false;
                     continue;
                 }
                 if (n <= 0 && done + w > 0) {

@@ -3,6 +3,7 @@ package io.github.uring4j.file;
 import static io.github.uring4j.file.TestFiles.failure;
 import static io.github.uring4j.file.TestFiles.get;
 import static io.github.uring4j.file.TestFiles.pattern;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -216,6 +217,24 @@ abstract class HostileUseContract {
             assertEquals("abcdefgh", new String(got, java.nio.charset.StandardCharsets.US_ASCII));
         }
         assertNothingLeftInFlight();
+    }
+
+    /**
+     * {@code transferTo} into a FIFO, and out of one: the bytes go through it in order, as the JDK's transferTo writes
+     * into a pipe (both failed with {@code ESPIPE}: the copy wrote and read at offsets).
+     */
+    @Test
+    void transfersIntoAndOutOfAFifoMoveTheBytes() throws Exception {
+        byte[] data = pattern(10_000, 3);
+        Path src = file("toFifo", data);
+        Path fifo = TestFiles.fifo(dir, "fifoTransfer");
+        Path dst = dir.resolve("fromFifo");
+        try (AsyncFile in = open(src); AsyncFile pipe = open(fifo, StandardOpenOption.READ, StandardOpenOption.WRITE);
+                AsyncFile out = open(dst, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+            assertEquals(10_000L, (long) in.transferTo(0, 10_000, pipe, 0).get(10, TimeUnit.SECONDS));
+            assertEquals(10_000L, (long) pipe.transferTo(0, 10_000, out, 0).get(10, TimeUnit.SECONDS));
+        }
+        assertArrayEquals(data, Files.readAllBytes(dst));
     }
 
     /** A pool closed while one of its buffers is under a read keeps the memory until the read completes. */
