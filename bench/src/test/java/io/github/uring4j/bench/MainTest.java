@@ -74,4 +74,14 @@ class MainTest {
             assertTrue(r.err().contains("--threads must be 1..1024 and --depth 1..1000000"), r.err());
         }
     }
+
+    /** A report of 0 or negative seconds per row ran the whole suite and printed rows of zeros: refused at once. */
+    @Test
+    void reportRefusesADurationOutOfRange() {
+        for (String d : new String[] {"0", "-1", "NaN", "1e9"}) {
+            Run r = run("report", "--duration", d, "--dir", "/nonexistent/uring4j-report");
+            assertEquals(2, r.exit(), d + ": " + r.out() + r.err());
+            assertTrue(r.err().contains("--duration") && r.err().contains("0.1 to 86400"), r.err());
+        }
+    }
 }

@@ -100,6 +100,10 @@ public final class ReportCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (!(duration >= 0.1 && duration <= 86400)) {
+            // as read's: a report of 0 or -1 s ran the whole suite and printed rows of zeros
+            throw new UsageError("--duration " + duration + ": must be 0.1 to 86400 seconds");
+        }
         List<Section> sections;
         Environment env;
         List<String> notes = new ArrayList<>();
@@ -150,6 +154,7 @@ public final class ReportCommand implements Callable<Integer> {
             }
         } else {
             checkNotInRepo(dir);
+            dir = ownDir(dir);
             if (inMemory(dir)) {
                 String warning = "The data set is in memory (" + dir + " is on tmpfs): no read reaches a device and no"
                         + " cached page can be dropped, so the O_DIRECT and uncached rows measure memory, not a disk."
@@ -178,6 +183,42 @@ public final class ReportCommand implements Callable<Integer> {
             }
         }
         return files;
+    }
+
+    /** The file that marks a directory as the report's own: it deletes it whole when it ends. */
+    static final String MARK = ".uring4j-report-data";
+
+    /**
+     * The directory the run makes its data in, marked as its own: {@code dir} itself when it is new, empty, or the
+     * report's own from an earlier run (interrupted, or kept with {@code --keep-data}); otherwise a new directory
+     * inside it, so that deleting the data at the end deletes nothing of the user's (a run with {@code --dir} naming
+     * a directory of the user's files deleted all of them).
+     */
+    static Path ownDir(Path dir) throws IOException {
+        if (Files.exists(dir) && !Files.isDirectory(dir)) {
+            throw new UsageError("--dir " + dir + " is a file, not a directory");
+        }
+        Path own = dir;
+        if (Files.isDirectory(dir) && !Files.exists(dir.resolve(MARK))) {
+            try (java.util.stream.Stream<Path> entries = Files.list(dir)) {
+                if (entries.findAny().isPresent()) {
+                    own = dir.resolve("uring4j-report-data");
+                    if (Files.isDirectory(own) && !Files.exists(own.resolve(MARK))) {
+                        try (java.util.stream.Stream<Path> inside = Files.list(own)) {
+                            if (inside.findAny().isPresent()) {
+                                throw new UsageError("--dir " + dir + " holds files of its own and a non-empty " + own
+                                        + " the report did not make: name an empty or new directory");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Files.createDirectories(own);
+        if (!Files.exists(own.resolve(MARK))) {
+            Files.writeString(own.resolve(MARK), "uring4j-bench report's data; deleted when the report ends\n");
+        }
+        return own;
     }
 
     private static void checkNotInRepo(Path dir) {

@@ -2,12 +2,14 @@ package io.github.uring4j.bench.report;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Where the report's data set goes by default: on a disk, even where the temporary directory is in memory. */
 class ReportDirTest {
@@ -21,6 +23,33 @@ class ReportDirTest {
         Path varTmp = Path.of("/var/tmp");
         Assumptions.assumeFalse(Files.getFileStore(varTmp).type().equals("tmpfs"), "/var/tmp is in memory here");
         assertFalse(ReportCommand.inMemory(varTmp));
+    }
+
+    @TempDir
+    Path tmp;
+
+    /**
+     * The report deletes its data directory whole when it ends: a {@code --dir} of the user's files (a probe's
+     * {@code --dir} with a file and a folder in it) lost all of them. The report works in a directory of its own
+     * inside such a one; a new or empty directory, or one the report marked before, is its own.
+     */
+    @Test
+    void theReportDeletesOnlyADirectoryOfItsOwn() throws Exception {
+        Path users = Files.createDirectories(tmp.resolve("users"));
+        Files.writeString(users.resolve("precious.txt"), "important");
+        Files.createDirectories(users.resolve("mydocs"));
+        Path own = ReportCommand.ownDir(users);
+        assertEquals(users.resolve("uring4j-report-data"), own);
+        Files.write(own.resolve("data.bin"), new byte[10]);
+        io.github.uring4j.bench.common.Trees.delete(own); // what the end of a run does
+        assertEquals("important", Files.readString(users.resolve("precious.txt")));
+        assertTrue(Files.isDirectory(users.resolve("mydocs")));
+        Path fresh = tmp.resolve("fresh");
+        assertEquals(fresh, ReportCommand.ownDir(fresh), "a new directory is the report's");
+        Files.write(fresh.resolve("left-by-a-killed-run.bin"), new byte[10]);
+        assertEquals(fresh, ReportCommand.ownDir(fresh), "and stays its own, marked, for the next run");
+        Path file = Files.writeString(tmp.resolve("a-file"), "x");
+        assertThrows(io.github.uring4j.bench.UsageError.class, () -> ReportCommand.ownDir(file));
     }
 
     /** A JVM whose temporary directory is on tmpfs puts the data set under /var/tmp, as {@code --help} says. */
