@@ -84,4 +84,14 @@ class MainTest {
             assertTrue(r.err().contains("--duration") && r.err().contains("0.1 to 86400"), r.err());
         }
     }
+
+    /** A count of small files that would not fit the heap's list of their names is refused with one line. */
+    @Test
+    void filesRefusesACountOutOfRange() {
+        for (String c : new String[] {"0", "100000000"}) {
+            Run r = run("files", "--count", c, "--dir", "/nonexistent/uring4j-files");
+            assertEquals(2, r.exit(), c + ": " + r.out() + r.err());
+            assertTrue(r.err().contains("--count " + c + ": must be 1 to 10000000"), r.err());
+        }
+    }
 }

@@ -78,6 +78,10 @@ public final class FilesCommand implements Callable<Integer> {
             + "these words, e.g. 'readAllBytes' or 'common pool' (default: all).")
     List<String> only = List.of();
 
+    @Option(names = "--keep-files", description = "Leave the small files and the copy's source in --dir (default: delete"
+            + " them).")
+    boolean keepFiles;
+
     @Option(names = "--json", description = "Also write the rows to this JSON file.")
     Path json;
 
@@ -104,8 +108,12 @@ public final class FilesCommand implements Callable<Integer> {
     /** Generates the files, runs every case and strategy {@link #rounds} times, and returns the median rows. */
     @SuppressWarnings("try") // the progress display lives as long as the block, unreferenced
     public List<Result> run() throws Exception {
-        if (count <= 0 || rounds <= 0 || !(minTime >= 0 && minTime <= 3600)) {
-            throw new UsageError("--count and --rounds must be positive, --min-time 0 to 3600 seconds");
+        if (count <= 0 || count > 10_000_000) {
+            // (100 million ran out of heap naming the files, before the disk-space check could say no)
+            throw new UsageError("--count " + count + ": must be 1 to 10000000 files");
+        }
+        if (rounds <= 0 || !(minTime >= 0 && minTime <= 3600)) {
+            throw new UsageError("--rounds must be positive, --min-time 0 to 3600 seconds");
         }
         long minNanos = (long) (minTime * 1e9);
         long copyBytes = Sizes.parse("--copy-size", copySize);
@@ -227,6 +235,13 @@ public final class FilesCommand implements Callable<Integer> {
         } finally {
             closeAll(loopBuffers, poolBuffers, onLoop, onPool);
             Files.deleteIfExists(dst);
+            if (!keepFiles) {
+                // what this run wrote, not the rest of --dir (a run left 1.4 GB in /tmp/uring4j-files)
+                Files.deleteIfExists(src);
+                if (Files.isDirectory(small)) {
+                    io.github.uring4j.bench.common.Trees.delete(small);
+                }
+            }
         }
         List<Result> rows = new ArrayList<>();
         for (Map.Entry<String, List<double[]>> e : samples.entrySet()) {
