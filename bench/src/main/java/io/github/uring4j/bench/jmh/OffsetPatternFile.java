@@ -17,7 +17,8 @@ final class OffsetPatternFile {
     }
 
     static Path create(String prefix, long size) throws IOException {
-        Path file = Files.createTempFile(prefix, ".dat");
+        // under the JMH data directory (the report's --dir), not the system's /tmp: an interrupted run left it there
+        Path file = Files.createTempFile(JmhFiles.root(), prefix, ".dat");
         ByteBuffer b = ByteBuffer.allocateDirect(1 << 20).order(ByteOrder.LITTLE_ENDIAN);
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
             for (long off = 0; off < size; off += b.capacity()) {

@@ -398,6 +398,8 @@ public final class ReportCommand implements Callable<Integer> {
             List<String> jmhArgs = new ArrayList<>(quick ? List.of("-f", "0", "-wi", "0", "-i", "1", "-r", "200ms")
                     : List.of("-wi", "1", "-w", "1s", "-i", "3", "-r", "1s"));
             jmhArgs.addAll(List.of("-jvmArgsAppend", "-During4j.jmh.dir=" + dir.resolve("jmh")));
+            // and for benchmarks run in this JVM (-f 0, --quick): their data goes under --dir too, not /tmp
+            System.setProperty("uring4j.jmh.dir", dir.resolve("jmh").toString());
             for (Section s : ChildRun.jmh(dir, "SyncWriteBenchmark", jmhArgs, childLimit)) {
                 add(sections, s);
             }
