@@ -62,6 +62,10 @@ final class ChildRun {
         cmd.add(ProcessHandle.current().info().command()
                 .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
         cmd.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
+        String jmhDir = System.getProperty("uring4j.jmh.dir");
+        if (jmhDir != null) {
+            cmd.add("-During4j.jmh.dir=" + jmhDir); // the JMH data of a benchmark run in the child itself (-f 0)
+        }
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(io.github.uring4j.bench.Main.class.getName());
