@@ -8,6 +8,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -42,8 +43,18 @@ public final class Generator {
     @SuppressWarnings("try") // the progress display lives as long as the block, unreferenced
     public static DataSet generate(Path dir, int files, long blocks, boolean quiet) throws IOException {
         DataSet ds = new DataSet(dir, files, blocks);
-        checkSpace(dir, ds.totalBytes());
+        // An earlier data set's files first, all of them: a killed or failed run left partial ones, which the space
+        // check counted against the rerun ("not enough disk space"), and a larger earlier one left files past the new
+        // count. Only files of the data set's own names.
         Files.deleteIfExists(dir.resolve(DataSet.MANIFEST));
+        if (Files.isDirectory(dir)) {
+            try (DirectoryStream<Path> old = Files.newDirectoryStream(dir, "block-data-[0-9][0-9][0-9][0-9][0-9].bin")) {
+                for (Path f : old) {
+                    Files.deleteIfExists(f);
+                }
+            }
+        }
+        checkSpace(dir, ds.totalBytes());
         AtomicLong written = new AtomicLong();
         try (Arena arena = Arena.ofConfined();
              Progress p = new Progress("generate " + files + " x " + Sizes.format(ds.fileSize()), 0, written::get, "MiB",

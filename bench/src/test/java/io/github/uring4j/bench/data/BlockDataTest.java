@@ -1,6 +1,7 @@
 package io.github.uring4j.bench.data;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -72,5 +73,22 @@ class BlockDataTest {
     @Test
     void missingDataSetIsAUsageError(@TempDir Path dir) {
         assertThrows(UsageError.class, () -> DataSet.load(dir.resolve("none")));
+    }
+
+    /**
+     * A data set generated again replaces the earlier one's files, all of them: a larger earlier set left files past
+     * the new count, and a killed run's partial files were counted against the rerun's disk space. Other files stay.
+     */
+    @Test
+    void generatingAgainReplacesTheEarlierDataSetsFilesOnly(@TempDir Path dir) throws Exception {
+        DataSet four = Generator.generate(dir, 4, 8, true);
+        Files.writeString(dir.resolve("notes.txt"), "mine");
+        DataSet one = Generator.generate(dir, 1, 8, true);
+        for (int f = 1; f < 4; f++) {
+            assertFalse(Files.exists(four.file(f)), "file " + f + " of the earlier, larger data set");
+        }
+        assertEquals(8 * 4096, Files.size(one.file(0)));
+        assertEquals("mine", Files.readString(dir.resolve("notes.txt")));
+        assertEquals(1, DataSet.load(dir).files());
     }
 }
