@@ -94,4 +94,14 @@ class MainTest {
             assertTrue(r.err().contains("--count " + c + ": must be 1 to 10000000"), r.err());
         }
     }
+
+    /** A depth one ring cannot hold is refused naming the strategy (it reached io_uring_setup's EINVAL). */
+    @Test
+    void readRefusesADepthItsRingCannotHold() {
+        for (String[] a : new String[][] {{"ring", "65536", "32768"}, {"async", "20000", "16384"}}) {
+            Run r = run("read", "--dir", "/nonexistent", "-s", a[0], "--depth", a[1]);
+            assertEquals(2, r.exit(), String.join(" ", a) + ": " + r.out() + r.err());
+            assertTrue(r.err().contains("--depth " + a[1] + " is too deep for " + a[0] + ": at most " + a[2]), r.err());
+        }
+    }
 }

@@ -109,6 +109,13 @@ public final class ReadCommand implements Callable<Integer> {
                 throw new UsageError("unknown strategy '" + s + "' (known: " + String.join(", ", STRATEGIES.keySet()) + ")");
             }
             chosen.add(sup.get());
+            // one ring holds them all: a ring has at most 32768 entries, and the async strategies' rings twice the
+            // depth (-d 65536 reached io_uring_setup's EINVAL)
+            int most = s.equals("ring") ? 32768 : s.startsWith("async") || s.equals("jasyncfio") ? 16384 : 1_000_000;
+            if (depth > most) {
+                throw new UsageError("--depth " + depth + " is too deep for " + s + ": at most " + most
+                        + " (one ring holds them)");
+            }
         }
         DataSet ds = DataSet.load(dir);
         ReadConfig cfg = new ReadConfig(threads, depth, direct, seed);
