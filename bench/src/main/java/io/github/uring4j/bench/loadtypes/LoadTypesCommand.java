@@ -100,8 +100,11 @@ public final class LoadTypesCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         List<Result> rows = run();
         System.out.println(table(rows));
-        ResultFile.conclude("loadtypes", dir, "reads " + (cache.equals("cold") ? "cold (dropped before each pass)"
-                : "from the page cache (warm)") + (direct ? ", O_DIRECT" : ""), rows, json);
+        // a file system in memory (tmpfs) has no page to drop: "cold" would be a false label next to its rates
+        String reads = io.github.uring4j.bench.report.ReportCommand.inMemory(dir)
+                ? "in memory (" + dir + " is on tmpfs: nothing is read from a device, nothing can be dropped)"
+                : cache.equals("cold") ? "cold (dropped before each pass)" : "from the page cache (warm)";
+        ResultFile.conclude("loadtypes", dir, "reads " + reads + (direct ? ", O_DIRECT" : ""), rows, json);
         return 0;
     }
 

@@ -53,7 +53,7 @@ public final class ReportCommand implements Callable<Integer> {
     }
 
     /** Whether {@code dir} (or the nearest existing directory above it) is on a file system in memory. */
-    static boolean inMemory(Path dir) {
+    public static boolean inMemory(Path dir) {
         Path p = dir.toAbsolutePath();
         while (p != null && !Files.exists(p)) {
             p = p.getParent();
