@@ -104,4 +104,15 @@ class MainTest {
             assertTrue(r.err().contains("--depth " + a[1] + " is too deep for " + a[0] + ": at most " + a[2]), r.err());
         }
     }
+
+    /** An empty list of words or strategies names nothing: "--only ," ran every case, "-s ," ran none with status 0. */
+    @Test
+    void emptyListsAreRefused() {
+        Run files = run("files", "--only", ",", "--dir", "/nonexistent/uring4j-files");
+        assertEquals(2, files.exit(), files.out() + files.err());
+        assertTrue(files.err().contains("names no word"), files.err());
+        Run read = run("read", "-s", ",", "--dir", "/nonexistent");
+        assertEquals(2, read.exit(), read.out() + read.err());
+        assertTrue(read.err().contains("names no strategy"), read.err());
+    }
 }

@@ -76,7 +76,7 @@ public final class FilesCommand implements Callable<Integer> {
 
     @Option(names = "--only", split = ",", description = "Only the cases and strategies whose name contains one of "
             + "these words, e.g. 'readAllBytes' or 'common pool' (default: all).")
-    List<String> only = List.of();
+    List<String> only; // null: not given (an empty list: given, naming nothing)
 
     @Option(names = "--keep-files", description = "Leave the small files and the copy's source in --dir (default: delete"
             + " them).")
@@ -167,8 +167,13 @@ public final class FilesCommand implements Callable<Integer> {
             ways.put(c + "|uring4j AsyncFile.transferTo", full -> copy(src, dst, srcCrc[0], drop, 3, onLoop));
         }
         try {
-            if (!only.isEmpty()) {
-                ways.keySet().removeIf(k -> only.stream().noneMatch(w -> k.replace('|', ' ').contains(w)));
+            if (only != null) {
+                if (only.stream().allMatch(String::isBlank)) {
+                    // an empty word is in every name: "--only ," ran every case
+                    throw new UsageError("--only '" + String.join(",", only) + "' names no word");
+                }
+                List<String> words = only.stream().filter(w -> !w.isBlank()).toList();
+                ways.keySet().removeIf(k -> words.stream().noneMatch(w -> k.replace('|', ' ').contains(w)));
                 if (ways.isEmpty()) {
                     throw new UsageError("--only " + String.join(",", only) + " names no case (cases: checksum, "
                             + "readAllBytes, open+read+close, copy; strategies: jdk, uring4j, AsyncFile, readFile, "

@@ -102,8 +102,13 @@ public final class ReadCommand implements Callable<Integer> {
         if (!List.of("keep", "warm", "cold").contains(cache)) {
             throw new UsageError("--cache must be keep, warm or cold, not '" + cache + "'");
         }
+        if (strategies.stream().allMatch(String::isBlank)) {
+            // "-s ," ran nothing and exited 0
+            throw new UsageError("-s '" + String.join(",", strategies) + "' names no strategy (known: "
+                    + String.join(", ", STRATEGIES.keySet()) + ")");
+        }
         List<ReadStrategy> chosen = new ArrayList<>();
-        for (String s : strategies) {
+        for (String s : strategies.stream().filter(w -> !w.isBlank()).toList()) {
             Supplier<ReadStrategy> sup = STRATEGIES.get(s);
             if (sup == null) {
                 throw new UsageError("unknown strategy '" + s + "' (known: " + String.join(", ", STRATEGIES.keySet()) + ")");
