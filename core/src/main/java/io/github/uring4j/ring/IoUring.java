@@ -712,14 +712,14 @@ public final class IoUring implements AutoCloseable {
         if (registeredRingIndex >= 0) {
             return registeredRingIndex;
         }
-        Orphans orphans = ORPHANS.get();
-        giveBack(orphans);
         if (Thread.currentThread().isVirtual()) {
             // the kernel's table is the carrier thread's: after the virtual thread moved to another carrier, its
             // enters used another thread's index (EBADF, or another ring's entries)
             throw new IllegalStateException("registerRingFd() on a virtual thread: the kernel registers ring"
                     + " descriptors per OS thread, and a virtual thread moves between carrier threads");
         }
+        Orphans orphans = ORPHANS.get();
+        giveBack(orphans);
         try (Arena tmp = Arena.ofConfined()) {
             MemorySegment u = tmp.allocate(IoUringRsrc.RSRC_UPDATE2);
             u.set(JAVA_INT, IoUringRsrc.RSRC_UPDATE2_OFFSET, -1); // any free slot

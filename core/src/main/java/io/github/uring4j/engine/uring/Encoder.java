@@ -94,6 +94,12 @@ final class Encoder {
             }
         } catch (UringException e) {
             fileTable = false; // before 5.19: FileOption.REGISTERED uses plain descriptors
+            if (e.errno() == io.github.uring4j.linux.Errno.EMFILE || e.errno() == io.github.uring4j.linux.Errno.EINVAL) {
+                // a table larger than the descriptor limit, or than io_uring's: said, not left silent
+                io.github.uring4j.engine.Log.warn("a table of " + registeredFiles + " registered files could not be"
+                        + " made (" + e.getMessage() + ": more than the process's descriptor limit, ulimit -n, or"
+                        + " io_uring's); FileOption.REGISTERED files use plain descriptors on this loop");
+            }
         }
     }
 
