@@ -59,7 +59,21 @@ public final class ChildMain {
                 System.out.println("HOOK failed " + c);
             }
         }));
-        AsyncFile.open(io, p, StandardOpenOption.READ).thenAccept(f -> System.exit(3));
+        AsyncFile reader = AsyncFile.open(io, p, StandardOpenOption.READ).join();
+        KEPT.add(reader);
+        // a handler: it runs on the loop whenever the read completes (a stage added to a future that had completed
+        // already would run on this thread, and the loop would not be the one inside System.exit)
+        reader.read(ByteBuffer.allocateDirect(1), 0, null, new java.nio.channels.CompletionHandler<Integer, Object>() {
+            @Override
+            public void completed(Integer n, Object a) {
+                System.exit(3);
+            }
+
+            @Override
+            public void failed(Throwable e, Object a) {
+                System.exit(3);
+            }
+        });
         Thread.sleep(120_000); // the exit comes from the loop
     }
 
