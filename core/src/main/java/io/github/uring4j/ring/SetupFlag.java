@@ -2,7 +2,10 @@ package io.github.uring4j.ring;
 
 import io.github.uring4j.linux.Uapi;
 
-/** {@code IORING_SETUP_*}: bits for {@link IoUring.Options#flags(int)}. They reach the kernel exactly as given. */
+/**
+ * {@code IORING_SETUP_*}: bits for {@link IoUring.Options#flags(int)}. They reach the kernel exactly as given; bits
+ * not named here are refused there.
+ */
 public final class SetupFlag {
     private SetupFlag() {
     }
