@@ -4,6 +4,7 @@ import io.github.uring4j.linux.Errno;
 import io.github.uring4j.linux.LeanCalls;
 import io.github.uring4j.linux.Statx;
 import io.github.uring4j.linux.Uapi;
+import io.github.uring4j.ring.StatxBuffer;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -101,11 +102,6 @@ public final class KernelCopy {
         return copy(in, inPos, out, outPos, count, piece, streams, cachedWhole, () -> false);
     }
 
-    /** Whether a {@code struct statx} with {@code STATX_TYPE} is of a regular file. */
-    private static boolean regular(MemorySegment st) {
-        return (st.get(ValueLayout.JAVA_SHORT, Statx.MODE) & 0xF000) == 0x8000;
-    }
-
     private static Result copy(int in, long inPos, int out, long outPos, long count, long piece, int streams,
             boolean cachedWhole, BooleanSupplier stopped) {
         if (piece <= 0 || streams <= 0 || count < 0) {
@@ -115,18 +111,17 @@ public final class KernelCopy {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment capture = LeanCalls.allocateCapture(a);
             MemorySegment empty = a.allocateFrom("");
-            MemorySegment src = a.allocate(Statx.LAYOUT);
-            MemorySegment dst = a.allocate(Statx.LAYOUT);
+            StatxBuffer src = StatxBuffer.allocate(a);
+            StatxBuffer dst = StatxBuffer.allocate(a);
             int mask = Statx.STATX_INO | Statx.STATX_SIZE | Statx.STATX_TYPE;
-            if (LeanCalls.statx(capture, in, empty, Uapi.AT_EMPTY_PATH, mask, src) != 0
-                    || LeanCalls.statx(capture, out, empty, Uapi.AT_EMPTY_PATH, mask, dst) != 0
-                    || (src.get(ValueLayout.JAVA_INT, Statx.MASK) & mask) != mask
-                    || (dst.get(ValueLayout.JAVA_INT, Statx.MASK) & mask) != mask
-                    || sameFile(src, dst) || !regular(src) || !regular(dst)) {
+            if (LeanCalls.statx(capture, in, empty, Uapi.AT_EMPTY_PATH, mask, src.segment()) != 0
+                    || LeanCalls.statx(capture, out, empty, Uapi.AT_EMPTY_PATH, mask, dst.segment()) != 0
+                    || (src.mask() & mask) != mask || (dst.mask() & mask) != mask
+                    || sameFile(src.segment(), dst.segment()) || !src.isRegularFile() || !dst.isRegularFile()) {
                 return null; // (a FIFO or a device: one stream of bytes, no pieces side by side)
             }
-            long have = Math.min(count, Math.max(0, src.get(ValueLayout.JAVA_LONG, Statx.SIZE) - inPos));
-            targetSize = dst.get(ValueLayout.JAVA_LONG, Statx.SIZE);
+            long have = Math.min(count, Math.max(0, src.size() - inPos));
+            targetSize = dst.size();
             // Only where the target grows: a copy that stops early is then undone past what it reports (below).
             if (have < 2 * piece || outPos < targetSize || cachedWhole && cached(capture, a, in, inPos, have)) {
                 return null;
