@@ -11,6 +11,14 @@ public interface ErrorMapper {
     /** {@code errno} (positive) during {@code operation} ({@code "READ"}, {@code "OPEN"}, ...); offset -1 when none. */
     IOException error(int errno, String operation, String path, long offset, boolean direct);
 
+    /**
+     * The {@code fdatasync} of a write-and-sync failed after its write had moved all {@code written} bytes: the
+     * bytes are in the file, not known to be on the device.
+     */
+    default IOException syncAfterWrite(int errno, String path, long written) {
+        return error(errno, "FDATASYNC after a WRITE of " + written + " bytes", path, -1, false);
+    }
+
     /** A write the kernel accepted without writing a byte. */
     IOException zeroWrite(String operation, String path, long offset);
 

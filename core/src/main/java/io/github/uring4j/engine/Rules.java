@@ -80,6 +80,19 @@ public final class Rules {
         return errors.error(e, r.name(), r.pathForErrors(), offsetOf(r), direct);
     }
 
+    /**
+     * What the client is told when the {@code fdatasync} linked after a write-and-sync's write failed with
+     * {@code errno}: an interruption as {@link #failure} says it, anything else saying that the write itself moved
+     * its {@link Request#done} bytes.
+     */
+    public static Throwable syncFailure(Request r, int errno, boolean closing, ErrorMapper errors) {
+        int e = Math.abs(errno);
+        if (e == Errno.ECANCELED || e == Errno.EINTR || e == Errno.ERESTARTSYS) {
+            return failure(r, errno, false, closing, errors);
+        }
+        return errors.syncAfterWrite(e, r.pathForErrors(), r.done);
+    }
+
     private static boolean transfers(int kind) {
         return switch (kind) {
             case Request.READ, Request.WRITE, Request.READV, Request.WRITEV, Request.WRITE_SYNC -> true;

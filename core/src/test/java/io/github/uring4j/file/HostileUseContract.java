@@ -698,6 +698,13 @@ abstract class HostileUseContract {
             assertEquals(4096, get(nul.write(ByteBuffer.wrap(pattern(4096, 1)), 1L << 40)));
             assertEquals(-1, get(nul.read(ByteBuffer.allocate(16), 0)), "/dev/null ends every read");
             assertInstanceOf(java.io.EOFException.class, failure(nul.readFully(ByteBuffer.allocate(16), 0)));
+            // the device takes the write but cannot be synced (EINVAL): the failure says the write went through
+            for (ByteBuffer src : new ByteBuffer[] {ByteBuffer.wrap(pattern(4096, 3)), ByteBuffer.allocateDirect(4096)}) {
+                Throwable t = failure(nul.writeAndSync(src, 0));
+                assertInstanceOf(IOException.class, t);
+                assertTrue(t.getMessage().contains("FDATASYNC after a WRITE of 4096 bytes")
+                        && t.getMessage().contains("/dev/null"), "says the write moved its bytes: " + t.getMessage());
+            }
         }
         try (AsyncFile full = open(Path.of("/dev/full"), StandardOpenOption.WRITE)) {
             Throwable t = failure(full.write(ByteBuffer.wrap(pattern(100, 2)), 0));

@@ -370,7 +370,8 @@ class LoopPolicyTest {
                 assertTrue(forced.getMessage().contains("EIO"), forced.toString());
                 Throwable synced = failure(f.writeAndSync(ByteBuffer.allocateDirect(4096), 4096));
                 assertNotNull(synced, "writeAndSync with an injected EIO");
-                assertTrue(synced.getMessage().contains("EIO"), synced.toString());
+                assertTrue(synced.getMessage().contains("EIO during FDATASYNC after a WRITE of 4096 bytes"),
+                        synced.toString());
                 // the file and the loop go on
                 get(f.force(false));
                 assertEquals(4096, get(f.writeAndSync(ByteBuffer.allocateDirect(4096), 8192)));

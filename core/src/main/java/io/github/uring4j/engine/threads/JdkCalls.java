@@ -8,6 +8,7 @@ import io.github.uring4j.linux.Uapi;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.file.FileSystems;
 import java.nio.file.LinkOption;
@@ -147,7 +148,14 @@ final class JdkCalls implements Calls {
             long v = Rules.afterChunk(r, Math.max(0, n), errors);
             if (v != Rules.MORE) {
                 if (r.kind == Request.WRITE_SYNC) {
-                    f.channel.force(false);
+                    try {
+                        f.channel.force(false);
+                    } catch (ClosedChannelException e) {
+                        throw e;
+                    } catch (IOException e) {
+                        throw new IOException("FDATASYNC after a WRITE of " + r.done + " bytes of "
+                                + r.pathForErrors() + " failed: " + e.getMessage(), e);
+                    }
                 }
                 return v;
             }

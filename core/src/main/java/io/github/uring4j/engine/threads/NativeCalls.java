@@ -77,7 +77,7 @@ final class NativeCalls implements Calls {
                         s = filter.filter(r.kind, 1, s, 0);
                     }
                     if (s < 0) {
-                        throw Rules.failure(r, -s, false, false, errors);
+                        throw Rules.syncFailure(r, -s, false, errors);
                     }
                 }
                 return v;

@@ -121,7 +121,7 @@ final class Completions implements CqeHandler {
                     return;
                 }
                 if (r.kind == Request.WRITE_SYNC && s.res[Slot.LINKED] < 0) {
-                    end(s, Rules.failure(r, -s.res[Slot.LINKED], false, loop.closing, errors));
+                    end(s, Rules.syncFailure(r, -s.res[Slot.LINKED], loop.closing, errors));
                     return;
                 }
                 succeed(s, v);

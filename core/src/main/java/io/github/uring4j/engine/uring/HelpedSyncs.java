@@ -149,9 +149,14 @@ final class HelpedSyncs {
                 if (fd < 0) {
                     error = Rules.failure(r, -fd, false, false, config.errors);
                 } else if (kind == Request.WRITE_SYNC) {
-                    value = writeThenSync(r, fd, sc);
+                    value = writeAll(r, fd, sc);
                     if (value < 0) {
                         error = Rules.failure(r, (int) -value, false, false, config.errors);
+                    } else {
+                        int res = LeanCalls.fsync(sc.capture, fd, false);
+                        if (res < 0) {
+                            error = Rules.syncFailure(r, -res, false, config.errors);
+                        }
                     }
                 } else {
                     int res = LeanCalls.fsync(sc.capture, fd, r.metaData);
@@ -192,11 +197,8 @@ final class HelpedSyncs {
         }
     }
 
-    /**
-     * The write of a {@code writeAndSync} until all of it is written, then {@code fdatasync}: the bytes written, or
-     * {@code -errno} of the write or of the sync.
-     */
-    private long writeThenSync(Request r, int fd, CallScratch sc) throws IOException {
+    /** The write of a {@code writeAndSync} until all of it is written: the bytes written, or {@code -errno}. */
+    private long writeAll(Request r, int fd, CallScratch sc) throws IOException {
         for (;;) {
             sc.iov.set(ValueLayout.JAVA_LONG, 0, r.address);
             sc.iov.set(ValueLayout.JAVA_LONG, 8, r.length);
@@ -208,11 +210,9 @@ final class HelpedSyncs {
                 return w;
             }
             long v = Rules.afterChunk(r, w, config.errors);
-            if (v == Rules.MORE) {
-                continue; // short: the rest, at the offset after it
+            if (v != Rules.MORE) {
+                return v; // else short: the rest, at the offset after it
             }
-            int res = LeanCalls.fsync(sc.capture, fd, false);
-            return res < 0 ? res : v;
         }
     }
 }
