@@ -73,7 +73,8 @@ public final class CarriersCommand implements Callable<Integer> {
         if (!(seconds > 0 && seconds <= 3600) || rounds < 1 || rounds > 100 || writers < 1 || writers > 10_000
                 || bigMiB < 1 || bigMiB > 1024) {
             throw new UsageError("--seconds must be over 0 and at most 3600, --rounds 1 to 100, --writers 1 to 10,000, "
-                    + "--big 1 to 1024 (MiB)");
+                    + "--big 1 to 1024 (MiB) (got --seconds " + seconds + ", --rounds " + rounds + ", --writers " + writers
+                    + ", --big " + bigMiB + ")");
         }
         Files.createDirectories(dir);
         Map<String, List<Turn>> turns = new LinkedHashMap<>();

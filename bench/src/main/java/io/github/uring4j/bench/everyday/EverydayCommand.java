@@ -66,7 +66,8 @@ public final class EverydayCommand implements Callable<Integer> {
         if (rounds < 1 || rounds > 100 || passes < 2 || passes > 100 || textBytes < (64 << 10)
                 || textBytes > (1L << 30) || files < 1 || files > 1_000_000) {
             throw new UsageError("--rounds must be 1 to 100, --passes 2 to 100, --text-size 64K to 1G, --files 1 to "
-                    + "1000000");
+                    + "1000000 (got --rounds " + rounds + ", --passes " + passes + ", --text-size " + textSize + ", --files "
+                    + files + ")");
         }
         List<String> names = EverydayProgram.chosen(textBytes, files, only);
         if (names.isEmpty()) {

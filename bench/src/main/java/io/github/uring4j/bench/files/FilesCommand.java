@@ -113,7 +113,8 @@ public final class FilesCommand implements Callable<Integer> {
             throw new UsageError("--count " + count + ": must be 1 to 10000000 files");
         }
         if (rounds <= 0 || !(minTime >= 0 && minTime <= 3600)) {
-            throw new UsageError("--rounds must be positive, --min-time 0 to 3600 seconds");
+            throw new UsageError("--rounds must be positive, --min-time 0 to 3600 seconds (got --rounds " + rounds
+                    + ", --min-time " + minTime + ")");
         }
         long minNanos = (long) (minTime * 1e9);
         long copyBytes = Sizes.parse("--copy-size", copySize);

@@ -56,7 +56,8 @@ public final class FioCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         if (!(duration >= 0.1 && duration <= 86_400) || depth < 1 || depth > 32768 || threads < 1 || threads > 1024) {
             throw new UsageError("--duration must be 0.1 to 86400 seconds, --depth 1 to 32768 (io_uring's entries per"
-                    + " ring), --threads 1 to 1024");
+                    + " ring), --threads 1 to 1024 (got --duration " + duration + ", --depth " + depth + ", --threads " + threads
+                    + ")");
         }
         if (!List.of("keep", "warm", "cold").contains(cache)) {
             throw new UsageError("--cache must be keep, warm or cold, not '" + cache + "'");

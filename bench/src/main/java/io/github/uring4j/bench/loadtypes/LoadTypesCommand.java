@@ -114,25 +114,25 @@ public final class LoadTypesCommand implements Callable<Integer> {
         int seq = (int) Sizes.parse("--seq-io", seqIo);
         int rnd = (int) Sizes.parse("--random-io", randomIo);
         if (seq % 8 != 0 || rnd % 8 != 0) {
-            throw new UsageError("--seq-io and --random-io must be multiples of 8 bytes");
+            throw new UsageError("--seq-io and --random-io must be multiples of 8 bytes (got " + seq + ", " + rnd + ")");
         }
         if (direct && (seq % 512 != 0 || rnd % 512 != 0)) {
             throw new UsageError("with --direct, --seq-io and --random-io must be multiples of 512 (got " + seq + ", " + rnd + ")");
         }
         if (seq % rnd != 0) {
-            throw new UsageError("--seq-io must be a multiple of --random-io");
+            throw new UsageError("--seq-io must be a multiple of --random-io (got " + seq + ", " + rnd + ")");
         }
         if (depth <= 0) {
-            throw new UsageError("--depth must be positive");
+            throw new UsageError("--depth must be positive (got " + depth + ")");
         }
         if (!(warmUp >= 0) || warmUp > 3600) {
-            throw new UsageError("--warm-up must be 0..3600 seconds");
+            throw new UsageError("--warm-up must be 0..3600 seconds (got " + warmUp + ")");
         }
         if (!(minTime >= 0) || minTime > 3600) {
-            throw new UsageError("--min-time must be 0..3600 seconds");
+            throw new UsageError("--min-time must be 0..3600 seconds (got " + minTime + ")");
         }
         if (!cache.equals("warm") && !cache.equals("cold")) {
-            throw new UsageError("--cache must be warm or cold");
+            throw new UsageError("--cache must be warm or cold, not '" + cache + "'");
         }
         List<Load> ls = new ArrayList<>();
         for (String l : loads) {

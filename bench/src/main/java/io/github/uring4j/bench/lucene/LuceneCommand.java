@@ -84,7 +84,8 @@ public final class LuceneCommand implements Callable<Integer> {
         int warm = warmUp == null ? docs / 2 : warmUp;
         if (docs < 100 || docs > 10_000_000 || queries < 2 || rounds < 1 || warm < 0 || warm > 10_000_000) {
             throw new UsageError("--docs must be 100 to 10,000,000, --queries at least 2, --rounds at least 1, "
-                    + "--warm-up 0 to 10,000,000");
+                    + "--warm-up 0 to 10,000,000 (got --docs " + docs + ", --queries " + queries + ", --rounds " + rounds
+                    + ", --warm-up " + warm + ")");
         }
         Files.createDirectories(dir);
         Map<String, List<Run>> runs = new LinkedHashMap<>(); // by provider and directory: "builtin provider|nio"

@@ -76,7 +76,8 @@ public final class MixedCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         if (threads < 1 || threads > 100_000 || !(seconds > 0 && seconds <= 3600) || rounds < 1 || rounds > 100) {
-            throw new UsageError("--threads must be 1 to 100,000, --seconds over 0 and at most 3600, --rounds 1 to 100");
+            throw new UsageError("--threads must be 1 to 100,000, --seconds over 0 and at most 3600, --rounds 1 to 100"
+                    + " (got --threads " + threads + ", --seconds " + seconds + ", --rounds " + rounds + ")");
         }
         int[] kinds = new int[ops.size()];
         for (int i = 0; i < kinds.length; i++) {

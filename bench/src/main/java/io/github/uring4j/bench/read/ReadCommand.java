@@ -93,11 +93,13 @@ public final class ReadCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         // a platform thread per --threads (100,000 of them ran out of native threads at 31,435, after 87 s)
         if (threads <= 0 || threads > 1024 || depth <= 0 || depth > 1_000_000) {
-            throw new UsageError("--threads must be 1..1024 and --depth 1..1000000");
+            throw new UsageError("--threads must be 1..1024 and --depth 1..1000000 (got --threads " + threads
+                    + ", --depth " + depth + ")");
         }
         // NaN passes a "<= 0" test: a NaN duration measured nothing and printed 31 million reads a second
         if (!(duration >= 0.1 && duration <= 86_400) || !(warmup >= 0 && warmup <= 3600)) {
-            throw new UsageError("--duration must be 0.1 to 86400 seconds and --warmup 0 to 3600");
+            throw new UsageError("--duration must be 0.1 to 86400 seconds and --warmup 0 to 3600 (got --duration "
+                    + duration + ", --warmup " + warmup + ")");
         }
         if (!List.of("keep", "warm", "cold").contains(cache)) {
             throw new UsageError("--cache must be keep, warm or cold, not '" + cache + "'");

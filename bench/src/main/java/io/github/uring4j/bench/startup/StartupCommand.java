@@ -63,7 +63,8 @@ public final class StartupCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         if (runs < 1 || runs > 1000 || work.isEmpty() || work.stream().anyMatch(w -> w < 0 || w > 60_000)
                 || size < 0 || size > (256 << 20)) {
-            throw new UsageError("--runs must be 1 to 1000, --work 0 to 60000 (ms) each, --size 0 to 268435456");
+            throw new UsageError("--runs must be 1 to 1000, --work 0 to 60000 (ms) each, --size 0 to 268435456 (got --runs "
+                    + runs + ", --work " + work + ", --size " + size + ")");
         }
         work = work.stream().distinct().toList(); // a case named twice is one case
         Files.createDirectories(dir);
