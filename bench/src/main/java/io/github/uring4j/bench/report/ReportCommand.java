@@ -155,6 +155,7 @@ public final class ReportCommand implements Callable<Integer> {
         } else {
             checkNotInRepo(dir);
             dir = ownDir(dir);
+            lock = lock(dir);
             if (inMemory(dir)) {
                 String warning = "The data set is in memory (" + dir + " is on tmpfs): no read reaches a device and no"
                         + " cached page can be dropped, so the O_DIRECT and uncached rows measure memory, not a disk."
@@ -162,7 +163,11 @@ public final class ReportCommand implements Callable<Integer> {
                 System.err.println("uring4j-bench report: " + warning);
                 notes.add(warning);
             }
-            sections = runSuite(notes);
+            try {
+                sections = runSuite(notes);
+            } finally {
+                lock.close();
+            }
             env = environment;
         }
         write(env, notes, sections);
@@ -219,6 +224,32 @@ public final class ReportCommand implements Callable<Integer> {
             Files.writeString(own.resolve(MARK), "uring4j-bench report's data; deleted when the report ends\n");
         }
         return own;
+    }
+
+    /** Held while the report runs on its data directory. */
+    private java.nio.channels.FileChannel lock;
+
+    /**
+     * Locks the report's own directory {@code own} for this run: a second report on the same directory would
+     * generate, read and delete the data under the first one's feet. The lock is on the directory's mark file and
+     * ends with the process, however it ends.
+     */
+    static java.nio.channels.FileChannel lock(Path own) throws IOException {
+        java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(own.resolve(MARK),
+                java.nio.file.StandardOpenOption.WRITE);
+        try {
+            if (ch.tryLock() != null) {
+                return ch;
+            }
+        } catch (java.nio.channels.OverlappingFileLockException e) {
+            // this JVM holds it already
+        } catch (IOException | RuntimeException e) {
+            ch.close();
+            throw e;
+        }
+        ch.close();
+        throw new UsageError("another uring4j-bench report is running on " + own
+                + ": wait for it to end, or give this one another --dir");
     }
 
     private static void checkNotInRepo(Path dir) {

@@ -52,6 +52,18 @@ class ReportDirTest {
         assertThrows(io.github.uring4j.bench.UsageError.class, () -> ReportCommand.ownDir(file));
     }
 
+    /** Two reports on one data directory would delete each other's data: the second is refused while the first runs. */
+    @Test
+    void aSecondReportOnTheSameDirectoryIsRefused() throws Exception {
+        Path own = ReportCommand.ownDir(tmp.resolve("shared"));
+        try (java.nio.channels.FileChannel first = ReportCommand.lock(own)) {
+            io.github.uring4j.bench.UsageError e = assertThrows(io.github.uring4j.bench.UsageError.class,
+                    () -> ReportCommand.lock(own));
+            assertTrue(e.getMessage().contains("another uring4j-bench report is running on " + own), e.getMessage());
+        }
+        ReportCommand.lock(own).close(); // the first has ended: the next run may go
+    }
+
     /** A JVM whose temporary directory is on tmpfs puts the data set under /var/tmp, as {@code --help} says. */
     @Test
     void aTemporaryDirectoryInMemoryMovesTheDefaultToVarTmp() throws Exception {
