@@ -487,6 +487,9 @@ public final class AsyncFile implements AutoCloseable {
      * sync of this file is queued or in flight, makes both calls itself, on a duplicate of the file's descriptor, as
      * {@code FileChannel.write} and {@code force} would: a sync waits for the device longer than a waiter spins, and
      * the hand-overs to the loop and back cost more than the calls (see {@link IoExecutor}'s "Waiting for a result").
+     * A failed write fails the future as {@code write} does; a failed sync after a whole write fails it with an
+     * exception whose operation is {@code "FDATASYNC after a WRITE of N bytes"}: the bytes are in the file, not known
+     * to be on the device (a FIFO or {@code /dev/null} takes writes and refuses syncs with {@code EINVAL}).
      */
     public CompletableFuture<Integer> writeAndSync(ByteBuffer src, long position) {
         return future(transfer(Request.WRITE_SYNC, src, position, true, null));
