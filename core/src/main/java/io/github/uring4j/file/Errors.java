@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
-import java.nio.file.FileSystemLoopException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
 
@@ -48,7 +47,9 @@ final class Errors implements ErrorMapper {
                 case Errno.ENOTDIR:
                     return new NotDirectoryException(path);
                 case Errno.ELOOP:
-                    return new FileSystemLoopException(path);
+                    // a loop of links, or the file itself a link opened with NOFOLLOW_LINKS (not a loop at all)
+                    return new FileSystemException(path, null, "ELOOP during OPEN: too many levels of symbolic"
+                            + " links, or a symbolic link opened with NOFOLLOW_LINKS");
                 case Errno.EISDIR:
                     return new FileSystemException(path, null, "Is a directory (EISDIR during OPEN)");
                 case Errno.EINVAL:

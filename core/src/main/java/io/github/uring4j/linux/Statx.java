@@ -5,6 +5,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 
 /** {@code struct statx} (256 bytes), as filled by {@code statx(2)} and {@code IORING_OP_STATX}. */
@@ -43,6 +44,25 @@ public final class Statx {
     public static final long DEV_MAJOR = Layouts.offsetOf(LAYOUT, "stx_dev_major");
     public static final long DEV_MINOR = Layouts.offsetOf(LAYOUT, "stx_dev_minor");
     public static final long DIO_OFFSET_ALIGN = Layouts.offsetOf(LAYOUT, "stx_dio_offset_align");
+
+    private static final int S_IFMT = 0170000;
+    private static final int S_IFBLK = 0060000;
+
+    /**
+     * The size of the file {@code fd} whose {@code statx} result (asked with {@link #STATX_TYPE} among the mask) is
+     * {@code sx}: {@code stx_size}, or for a block device, whose {@code stx_size} is 0, the device's size
+     * ({@code BLKGETSIZE64}, which the JDK's channels report too), written into {@code sx}'s {@code stx_size};
+     * {@code -errno} when that fails.
+     */
+    public static long size(Syscalls sys, int fd, MemorySegment sx) {
+        if ((Short.toUnsignedInt(sx.get(JAVA_SHORT, MODE)) & S_IFMT) == S_IFBLK) {
+            int r = sys.ioctl(fd, Uapi.BLKGETSIZE64, sx.asSlice(SIZE, 8));
+            if (r < 0) {
+                return r;
+            }
+        }
+        return sx.get(JAVA_LONG, SIZE);
+    }
 
     public static final int STATX_TYPE = 0x1;
     public static final int STATX_MODE = 0x2;

@@ -221,6 +221,8 @@ public final class Uapi {
     public static final short POLLHUP = 0x010;
     /** {@code ioctl}: the bytes a pipe, FIFO, socket or terminal has to read now. */
     public static final long FIONREAD = 0x541B;
+    /** {@code ioctl}: a block device's size in bytes, into a {@code u64} ({@code _IOR(0x12, 114, size_t)}). */
+    public static final long BLKGETSIZE64 = 0x80081272L;
     /** {@code fcntl}: set the file status flags ({@code O_NONBLOCK}, {@code O_APPEND}, ...). */
     public static final int F_SETFL = 4;
     public static final int RWF_APPEND = 0x10;

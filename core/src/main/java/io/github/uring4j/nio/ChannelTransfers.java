@@ -338,12 +338,14 @@ final class ChannelTransfers {
             // channel that is its own source would otherwise read the bytes it just wrote, for ever: a transfer of
             // Long.MAX_VALUE bytes from itself filled the disk. A regular file of ours at its end gives nothing and
             // is not read (an O_DIRECT one would fail on the alignment); a device that says it is empty
-            // (/dev/zero) is read, as the JDK reads it.
-            long left = fc.size() - fc.position();
+            // (/dev/zero) is read, as the JDK reads it, and so is a file that says it is empty (/proc: before, a
+            // transfer from /proc/cpuinfo between two channels of ours copied nothing).
+            long size = fc.size();
+            long left = size - fc.position();
             if (left > 0) {
                 return bufferedFrom(ch, src, position, Math.min(count, left));
             }
-            if (src instanceof UringFileChannel u && u.regular()) {
+            if (src instanceof UringFileChannel u && u.regular() && (size > 0 || u.direct)) {
                 return 0;
             }
         }

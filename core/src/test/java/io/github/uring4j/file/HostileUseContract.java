@@ -681,6 +681,48 @@ abstract class HostileUseContract {
     }
 
     /**
+     * A block device: {@code statx} says its size is 0, the device's own size is asked of it ({@code BLKGETSIZE64}),
+     * as the JDK's channels do (before: 0); reads anywhere in it get its bytes. Skipped where no loop device can be
+     * attached.
+     */
+    @Test
+    void aBlockDeviceHasTheSizeOfTheDevice() throws Exception {
+        byte[] content = pattern(3 * 4096 + 17, 42);
+        long bytes = 8 << 20;
+        Path dev = TestFiles.loopDevice(dir, bytes, content);
+        try (AsyncFile f = open(dev, StandardOpenOption.READ)) {
+            assertEquals(bytes, get(f.size()));
+            ByteBuffer b = ByteBuffer.allocate(4096);
+            long at = bytes - 4096;
+            assertEquals(4096, get(f.readFully(b, at)));
+            for (int i = 0; i < 4096; i++) {
+                assertEquals(content[(int) ((at + i) % content.length)], b.get(i), "byte " + (at + i));
+            }
+        } finally {
+            TestFiles.detach(dev);
+        }
+        assertNothingLeftInFlight();
+    }
+
+    /**
+     * A symbolic link opened with {@code NOFOLLOW_LINKS} fails with {@code ELOOP}, which is no loop of links: the
+     * failure says both (before: a {@code FileSystemLoopException} naming the path alone, where the JDK says "Too many
+     * levels of symbolic links (NOFOLLOW_LINKS specified)").
+     */
+    @Test
+    void aSymbolicLinkOpenedWithNoFollowLinksIsNotCalledALoop() throws Exception {
+        Path target = file("nofollow-target", pattern(10, 43));
+        Path link = Files.createSymbolicLink(dir.resolve("nofollow-link"), target);
+        Throwable t = failure(AsyncFile.open(io, link, StandardOpenOption.READ, java.nio.file.LinkOption.NOFOLLOW_LINKS));
+        assertInstanceOf(java.nio.file.FileSystemException.class, t);
+        assertFalse(t instanceof java.nio.file.FileSystemLoopException, t.toString());
+        assertTrue(t.getMessage().contains("NOFOLLOW_LINKS") && t.getMessage().contains(link.toString()), t.getMessage());
+        try (AsyncFile f = open(target, StandardOpenOption.READ, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            assertEquals(10, get(f.size()));
+        }
+    }
+
+    /**
      * Character devices, which have no end and no offsets that mean anything: {@code /dev/zero} fills a read,
      * {@code /dev/null} takes every write and ends every read at once, and {@code /dev/full}'s writes fail with an
      * exception that says the device is full; nothing is left in flight.

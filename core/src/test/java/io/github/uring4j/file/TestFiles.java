@@ -163,6 +163,41 @@ public final class TestFiles {
         return merged;
     }
 
+    /**
+     * A block device of the test's own: a loop device over an image of {@code bytes} under {@code dir}, its bytes
+     * {@code content} repeated; the test is skipped where none can be attached (not root, no loop devices).
+     * {@link #detach} removes it.
+     */
+    public static Path loopDevice(Path dir, long bytes, byte[] content) throws Exception {
+        Path image = dir.resolve("block.img");
+        try (FileChannel ch = FileChannel.open(image, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+            for (long at = 0; at < bytes; at += content.length) {
+                ch.write(ByteBuffer.wrap(content, 0, (int) Math.min(content.length, bytes - at)), at);
+            }
+        }
+        String out;
+        try {
+            Process p = new ProcessBuilder("losetup", "-f", "--show", image.toString()).redirectErrorStream(true)
+                    .start();
+            out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).trim();
+            boolean ok = p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS) && p.exitValue() == 0
+                    && out.startsWith("/dev/");
+            String why = out;
+            org.junit.jupiter.api.Assumptions.assumeTrue(ok, () -> "no loop device here: " + why);
+        } catch (IOException e) {
+            org.junit.jupiter.api.Assumptions.abort("no losetup here: " + e.getMessage());
+            return null;
+        }
+        return Path.of(out);
+    }
+
+    public static void detach(Path device) throws Exception {
+        String why = run("losetup", "-d", device.toString());
+        if (why != null) {
+            throw new IOException("cannot detach " + device + ": " + why);
+        }
+    }
+
     public static void unmount(Path mountPoint) throws Exception {
         String why = run("umount", "-l", mountPoint.toString());
         if (why != null) {

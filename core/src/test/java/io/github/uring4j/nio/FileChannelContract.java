@@ -266,6 +266,51 @@ abstract class FileChannelContract {
         assertEquals(Set.of(), Conform.fdsOf(p));
     }
 
+    /**
+     * A file that says it is empty but has bytes to read (/proc): {@code transferFrom} between two channels of the
+     * kind copies what a read gives (before: two channels of ours copied nothing, the JDK's every byte).
+     */
+    @Test
+    void aTransferFromAFileThatSaysItIsEmptyCopiesWhatItReads() throws Exception {
+        Path proc = Path.of("/proc/filesystems");
+        byte[] expect = Files.readAllBytes(proc);
+        Path copy = dir.resolve("proc-copy");
+        try (FileChannel src = open(proc, READ); FileChannel dst = open(copy, CREATE, WRITE)) {
+            assertEquals(0, src.size(), "/proc says its files are empty");
+            assertEquals(expect.length, dst.transferFrom(src, 0, 1 << 20));
+            assertEquals(expect.length, src.position());
+        }
+        assertArrayEquals(expect, Files.readAllBytes(copy));
+    }
+
+    /**
+     * A block device has the device's size (its {@code statx} says 0), and transfers from any position in it move its
+     * bytes (before: ours said 0, and a transfer from past 0 moved nothing). Skipped where no loop device can be
+     * attached.
+     */
+    @Test
+    void aBlockDeviceHasItsSizeAndTransfersFromAnywhereInIt() throws Exception {
+        byte[] content = pattern(3 * 4096 + 17, 44);
+        int bytes = 8 << 20;
+        Path dev = io.github.uring4j.file.TestFiles.loopDevice(dir, bytes, content);
+        try (FileChannel ch = open(dev, READ); FileChannel out = open(dir.resolve("from-device"), CREATE, WRITE, READ)) {
+            assertEquals(bytes, ch.size());
+            long at = 5 * 4096 + 3;
+            assertEquals(1 << 20, ch.transferTo(at, 1 << 20, out));
+            assertEquals(100, ch.transferTo(bytes - 100, 1 << 20, out));
+            ByteBuffer got = ByteBuffer.allocate((1 << 20) + 100);
+            while (got.hasRemaining() && out.read(got, got.position()) > 0) {
+                // until all of it is read
+            }
+            for (int i = 0; i < got.capacity(); i++) {
+                long from = i < (1 << 20) ? at + i : bytes - 100 + (i - (1 << 20));
+                assertEquals(content[(int) (from % content.length)], got.get(i), "byte " + i);
+            }
+        } finally {
+            io.github.uring4j.file.TestFiles.detach(dev);
+        }
+    }
+
     /** The JDK throws a plain IOException here, not a FileSystemException: what ELOOP becomes with NOFOLLOW. */
     @Test
     void noFollowLinksRefusesASymbolicLinkAndOpensAFile() throws Exception {

@@ -313,11 +313,15 @@ final class NativeCalls implements Calls {
         if (r.kind == Request.SIZE) {
             try (Arena a = Arena.ofConfined()) {
                 MemorySegment sx = a.allocate(Statx.LAYOUT);
-                int s = sys.statx(fd, EMPTY_PATH, Uapi.AT_EMPTY_PATH, Statx.STATX_SIZE, sx);
+                int s = sys.statx(fd, EMPTY_PATH, Uapi.AT_EMPTY_PATH, Statx.STATX_SIZE | Statx.STATX_TYPE, sx);
                 if (s < 0) {
                     throw error(r, s);
                 }
-                return sx.get(JAVA_LONG, Statx.SIZE);
+                long size = Statx.size(sys, fd, sx); // a block device's from ioctl
+                if (size < 0) {
+                    throw error(r, (int) size);
+                }
+                return size;
             }
         }
         int res = switch (r.kind) {

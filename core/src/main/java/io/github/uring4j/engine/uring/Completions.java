@@ -7,6 +7,7 @@ import io.github.uring4j.engine.Request;
 import io.github.uring4j.engine.ResultFilter;
 import io.github.uring4j.engine.Rules;
 import io.github.uring4j.linux.Errno;
+import io.github.uring4j.linux.Statx;
 import io.github.uring4j.linux.Uapi;
 import io.github.uring4j.ring.CqeHandler;
 import java.io.IOException;
@@ -138,7 +139,12 @@ final class Completions implements CqeHandler {
                     end(s, error(s, res));
                     return;
                 }
-                succeed(s, s.statx.size());
+                long size = Statx.size(loop.sys, r.handle.fd, s.statx.segment()); // a block device's from ioctl
+                if (size < 0) {
+                    end(s, error(s, (int) size));
+                    return;
+                }
+                succeed(s, size);
             }
             case Request.FSYNC, Request.TRUNCATE, Request.ALLOCATE, Request.ADVISE, Request.SYNC_RANGE -> {
                 if (res < 0) {

@@ -415,7 +415,7 @@ final class Encoder {
             case Request.FSYNC -> loop.inline.fsync(s, r, f) ? null : ring.nextSqe().fsync(t, !r.metaData);
             // By descriptor, never by path: a registered file keeps its descriptor too.
             case Request.SIZE -> loop.inline.size(s, f) ? null : ring.nextSqe().statx(f.fd, EMPTY_PATH, At.EMPTY_PATH,
-                    Statx.STATX_SIZE, s.statx.segment());
+                    Statx.STATX_SIZE | Statx.STATX_TYPE, s.statx.segment());
             case Request.TRUNCATE -> {
                 if (!loop.ftruncateOp) {
                     truncateOffLoop(s, f, r.arg);

@@ -386,7 +386,8 @@ final class InlineWrites {
         int res;
         try {
             long t0 = System.nanoTime();
-            res = LeanCalls.statx(capture, f.fd, emptyPath, Uapi.AT_EMPTY_PATH, Statx.STATX_SIZE, s.statx.segment());
+            res = LeanCalls.statx(capture, f.fd, emptyPath, Uapi.AT_EMPTY_PATH, Statx.STATX_SIZE | Statx.STATX_TYPE,
+                    s.statx.segment());
             blocked(f, t0);
         } catch (IllegalStateException | LinkageError e) {
             unavailable = true;
