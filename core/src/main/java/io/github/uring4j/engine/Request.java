@@ -80,6 +80,8 @@ public final class Request extends MpscQueue.Node {
     public long done;
     /** Finish short transfers ({@code readFully}, {@code writeFully}). */
     public boolean fully;
+    /** A {@link #READ_FILE} that reads on after a short read, until the end of the file or of the buffer. */
+    public boolean untilEnd;
     /** 0: none. */
     public long timeoutNanos;
     /** {@link System#nanoTime()} when {@link #timeoutNanos} runs out, set by a backend as it takes the request in. */
@@ -429,6 +431,7 @@ public final class Request extends MpscQueue.Node {
         length = 0;
         done = 0;
         fully = false;
+        untilEnd = false;
         timeoutNanos = 0;
         deadline = 0;
         arg = 0;

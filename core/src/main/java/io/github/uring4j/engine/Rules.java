@@ -27,7 +27,7 @@ public final class Rules {
     public static long afterChunk(Request r, long res, ErrorMapper errors) throws IOException {
         if (res == 0 && r.length > 0) {
             if (r.kind == Request.READ_FILE) {
-                return 0; // an empty file
+                return r.done; // the end of the file (0: an empty one)
             }
             if (r.kind == Request.READ) {
                 if (r.fully) {
@@ -38,7 +38,7 @@ public final class Rules {
             throw errors.zeroWrite(r.name(), r.pathForErrors(), r.position);
         }
         r.done += res;
-        if ((r.fully || r.kind == Request.WRITE_SYNC) && res < r.length) {
+        if ((r.fully || r.kind == Request.WRITE_SYNC || r.untilEnd) && res < r.length) {
             r.address += res;
             r.length -= (int) res;
             r.position += res;

@@ -189,10 +189,13 @@ public final class AsyncFile implements AutoCloseable {
      * {@code copy_to_user} (a checksum of 20,000 cached files of 4-64 KiB ran at 1.03-1.06 times the JDK's
      * {@code FileChannel} on virtual threads so, 0.97-1.00 times into plain direct buffers, in one session).
      *
-     * <p>The kernel reads a regular file up to the end of the file or of the buffer, whichever comes first; so the
-     * count is the file's size when it fits (0 for an empty file), and {@code dst.remaining()} when it does not (read
-     * the rest through {@link #open}). {@code dst}'s position advances by the count. A file that is not regular (a
-     * FIFO, a device) is read once, as a single {@code read} would.
+     * <p>The count is the file's size when it fits (0 for an empty file), and {@code dst.remaining()} when it does
+     * not (read the rest through {@link #open}). {@code dst}'s position advances by the count. The kernel reads a
+     * regular file up to the end of the file or of the buffer in one call, up to 2 GiB - 4 KiB; a larger buffer is
+     * filled by reads on from there. The files of procfs, sysfs and their kind, which say they are empty and give
+     * about a page a read, are read to their end too: on io_uring, after a first read that filled less than the
+     * buffer, the file system is asked (once per directory), and such a file is opened again and read from its start
+     * until it ends. A FIFO is read once, as a single {@code read} would.
      *
      * @return the bytes read; an open that fails fails as {@link #open}'s does ({@code NoSuchFileException},
      *         {@code AccessDeniedException}, ...), a read with {@link FileIOException} naming {@code READ_FILE}, the

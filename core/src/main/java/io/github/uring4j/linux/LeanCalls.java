@@ -132,6 +132,9 @@ public final class LeanCalls {
     private static final class MINCORE {
         static final MethodHandle MH = handle("mincore", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, ADDRESS));
     }
+    private static final class STATFS {
+        static final MethodHandle MH = handle("statfs64", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+    }
     private static final class FSTATFS {
         static final MethodHandle MH = handle("fstatfs64", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
     }
@@ -400,6 +403,19 @@ public final class LeanCalls {
     public static int fstatvfs(MemorySegment capture, int fd, MemorySegment buf) {
         try {
             return result((int) STATVFS_BSIZE.MH.invokeExact(capture, fd, buf), capture);
+        } catch (Throwable t) {
+            throw linkage(t);
+        }
+    }
+
+    /**
+     * The {@code f_type} of the file system of the file at {@code path} (a C string; {@code statfs}), or 0 when it
+     * cannot be asked; {@code buf} at least {@link #STATFS_SIZE} bytes.
+     */
+    public static long fileSystem(MemorySegment capture, MemorySegment path, MemorySegment buf) {
+        try {
+            int r = result((int) STATFS.MH.invokeExact(capture, path, buf), capture);
+            return r != 0 ? 0 : buf.get(ValueLayout.JAVA_LONG, 0) & 0xffffffffL;
         } catch (Throwable t) {
             throw linkage(t);
         }

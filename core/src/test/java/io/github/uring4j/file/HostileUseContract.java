@@ -26,11 +26,13 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -701,6 +703,33 @@ abstract class HostileUseContract {
         } finally {
             TestFiles.detach(dev);
         }
+        assertNothingLeftInFlight();
+    }
+
+    /**
+     * A file of procfs says it is empty and gives about a page a read: {@code readFile} reads it to its end, as the
+     * JDK's {@code Files.readAllBytes} does (before: the first 4,021 of /proc/crypto's 11,460 bytes, as if that were
+     * all of it; found by a hostile probe). A small file on disk is read whole as before.
+     */
+    @Test
+    void readFileReadsAProcFileToItsEnd() throws Exception {
+        Path proc = Path.of("/proc/crypto");
+        byte[] expect = Files.readAllBytes(proc);
+        Assumptions.assumeTrue(expect.length > 8192 && Arrays.equals(expect, Files.readAllBytes(proc)),
+                "no /proc/crypto of several pages that stays the same here");
+        for (ByteBuffer dst : new ByteBuffer[] {ByteBuffer.allocate(1 << 20), ByteBuffer.allocateDirect(1 << 20)}) {
+            assertEquals(expect.length, get(AsyncFile.readFile(io, proc, dst)));
+            byte[] got = new byte[expect.length];
+            dst.flip().get(got);
+            assertArrayEquals(expect, got);
+        }
+        ByteBuffer small = ByteBuffer.allocate(5000);
+        assertEquals(5000, get(AsyncFile.readFile(io, proc, small)), "a buffer smaller than the file is filled");
+        assertArrayEquals(Arrays.copyOf(expect, 5000), small.array());
+        Path onDisk = file("read-whole", pattern(3000, 45));
+        ByteBuffer b = ByteBuffer.allocate(1 << 16);
+        assertEquals(3000, get(AsyncFile.readFile(io, onDisk, b)));
+        assertArrayEquals(pattern(3000, 45), Arrays.copyOf(b.array(), 3000));
         assertNothingLeftInFlight();
     }
 

@@ -141,6 +141,9 @@ final class JdkCalls implements Calls {
     public long transfer(Task t, ThreadsFile f) throws Throwable {
         Request r = t.request;
         boolean read = r.kind == Request.READ || r.kind == Request.READ_FILE;
+        if (f.fifo) {
+            r.untilEnd = false; // a whole-file read of a FIFO reads once
+        }
         while (true) {
             ByteBuffer b = chunk(r);
             int n = f.fifo ? (read ? f.channel.read(b) : f.fifoWriter().write(b))

@@ -60,6 +60,7 @@ final class NativeCalls implements Calls {
                 if (res == -Errno.ESPIPE) {
                     // pipes, sockets and character devices have no offsets, and may wait for ever
                     blockFromNowOn(f);
+                    r.untilEnd = false; // a whole-file read of a pipe or a device reads once
                     res = unpositioned(t, f, m, read);
                 }
             } while (res == -Errno.EINTR);

@@ -270,6 +270,9 @@ public final class ThreadsBackend implements IoBackend {
         ThreadsFile f = calls.open(this, task.request);
         Throwable failure = null;
         try {
+            // to the end of the file or of the buffer: a file made as it is read (/proc) gives about a page a read,
+            // and one read moves at most 2 GiB - 4 KiB; a pipe or a device without offsets is read once
+            task.request.untilEnd = true;
             return calls.transfer(task, f);
         } catch (Throwable t) {
             failure = t;

@@ -288,6 +288,10 @@ final class Completions implements CqeHandler {
                 loop.start(s); // the read and the close of the descriptor, linked
             }
             case Encoder.FILE_READ -> {
+                if (r.untilEnd) {
+                    readOn(s, r);
+                    return;
+                }
                 if (s.res[Slot.CLOSE_FD] == -Errno.ECANCELED) {
                     loop.sys.close(s.fd); // the linked close was cancelled with the read (shutdown): close it here
                 }
@@ -321,7 +325,37 @@ final class Completions implements CqeHandler {
             end(s, error(s, read));
             return;
         }
+        if (read > 0 && read < r.length && loop.shortReads.readOn(r.open.path(), s.path(r.open), read)) {
+            // the file goes on past this read: opened again and read to its end, or to the end of the buffer; a
+            // file made as it is read (/proc) from its start, so that its bytes come from one open
+            r.untilEnd = true;
+            if (read == ShortReads.MAX_RW_COUNT) {
+                Rules.afterChunk(r, read, errors); // the rest from where this read ended
+            }
+            s.stage = Encoder.FILE_OPEN;
+            loop.start(s);
+            return;
+        }
         succeed(s, Rules.afterChunk(r, read, errors));
+    }
+
+    /** A read of a whole-file read that reads on: the next, or the close and the end. */
+    private void readOn(Slot s, Request r) throws IOException {
+        int read = s.res[Slot.LINKED];
+        long v = read < 0 ? 0 : Rules.afterChunk(r, read, errors);
+        if (v == Rules.MORE && !abandoned(r)) {
+            loop.start(s);
+            return;
+        }
+        loop.sys.close(s.fd);
+        s.fd = -1;
+        if (read < 0) {
+            end(s, error(s, read));
+        } else if (v == Rules.MORE) {
+            end(s, error(s, -Errno.ECANCELED)); // cancelled, or the loop closing, between two reads
+        } else {
+            succeed(s, v);
+        }
     }
 
     // ------------------------------------------------------------------------------------------ the loop failed

@@ -519,6 +519,10 @@ final class Encoder {
             }
             case FILE_OPEN -> count(ring.nextSqe().openat(At.FDCWD, s.path(spec), flags, 0), s, Slot.MAIN);
             case FILE_READ -> {
+                if (r.untilEnd) {
+                    count(wholeRead(FileTarget.fd(s.fd), r), s, Slot.LINKED); // then the next, or the close
+                    return;
+                }
                 count(wholeRead(FileTarget.fd(s.fd), r).hardLink(), s, Slot.LINKED);
                 count(ring.nextSqe().close(s.fd), s, Slot.CLOSE_FD);
             }
@@ -528,16 +532,16 @@ final class Encoder {
     }
 
     /**
-     * The read of a READ_FILE from offset 0: into a registered buffer ({@code READ_FIXED}) when the destination lies
+     * The read of a READ_FILE from its position (0, unless it reads on): into a registered buffer ({@code READ_FIXED}) when the destination lies
      * in one, so that the kernel copies with {@code memcpy} instead of {@code copy_to_user}.
      */
     private Sqe wholeRead(FileTarget t, Request r) {
         int idx = fixedIndex(r.address, r.length);
         if (idx >= 0) {
             loop.stats.fixedOne();
-            return ring.nextSqe().readFixed(t, r.address, r.length, 0, idx);
+            return ring.nextSqe().readFixed(t, r.address, r.length, r.position, idx);
         }
-        return ring.nextSqe().read(t, r.address, r.length, 0);
+        return ring.nextSqe().read(t, r.address, r.length, r.position);
     }
 
     /**

@@ -158,6 +158,8 @@ final class EventLoop implements Runnable {
     Closer closer;
     Cancels cancels;
     InlineWrites inline;
+    /** Which whole-file reads read on after a short read. */
+    ShortReads shortReads;
     Deadlines deadlines;
     /** Completions still to come for entries already prepared. */
     long expected;
@@ -431,6 +433,7 @@ final class EventLoop implements Runnable {
         closer = new Closer(this);
         cancels = new Cancels(this);
         inline = new InlineWrites(this, arena, config.inlineWriteMax);
+        shortReads = new ShortReads(arena);
         deadlines = new Deadlines(this, arena);
         ftruncateOp = ring.probe().supports(Opcode.FTRUNCATE);
         encoder.init(config.registeredFiles);
