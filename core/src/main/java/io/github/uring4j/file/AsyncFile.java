@@ -855,7 +855,9 @@ public final class AsyncFile implements AutoCloseable {
      * transfers do; a copy that copied nothing fails with it.
      * Between files the kernel
      * cannot copy (another file system on an older kernel) the helper copies through a buffer; without native
-     * access, through reads and writes of the two files. The future completes on the helper thread (or the
+     * access, through reads and writes of the two files. A FIFO, pipe or device without offsets is read or written
+     * where it is, whatever the position says: a copy out of a FIFO waits for a writer, as a read does, and goes on
+     * until the writer leaves or {@code count} bytes are copied. The future completes on the helper thread (or the
      * {@linkplain IoExecutor.Builder#futureExecutor executor's future executor}).
      *
      * @return the bytes copied

@@ -217,6 +217,7 @@ final class Copies {
         String outPath = to.path;
         MemorySegment buf = a.allocate(CHUNK, 4096);
         MemorySegment iov = a.allocate(16, 8);
+        MemorySegment pollfd = a.allocate(Uapi.POLLFD_SIZE, 8);
         long done = 0;
         // A FIFO, pipe or character device has no offsets (ESPIPE): it is read or written where it is, as the
         // JDK's transferTo writes into a pipe (a copy into a FIFO failed with ESPIPE)
@@ -227,6 +228,9 @@ final class Copies {
                 throw stopped();
             }
             int want = (int) Math.min(CHUNK, count - done);
+            if (!inAt) {
+                await(pollfd, in, Uapi.POLLIN, stopped);
+            }
             iov.set(ValueLayout.JAVA_LONG, 0, buf.address());
             iov.set(ValueLayout.JAVA_LONG, 8, want);
             long r = LeanCalls.preadv2(capture, in, iov, 1, inAt ? inPos + done : -1, 0);
@@ -236,6 +240,9 @@ final class Copies {
             if (r == -Errno.ESPIPE && inAt) {
                 inAt = false;
                 continue;
+            }
+            if (r == -Errno.EAGAIN && !inAt) {
+                continue; // opened non-blocking (the threads backend's FIFOs): wait for bytes again
             }
             if (r < 0 && done > 0) {
                 return done; // what was copied is the result, as the JDK's transfers say
@@ -259,6 +266,10 @@ final class Copies {
                     outAt = false;
                     continue;
                 }
+                if (n == -Errno.EAGAIN && !outAt) {
+                    await(pollfd, out, Uapi.POLLOUT, stopped); // a full FIFO opened non-blocking: wait for room
+                    continue;
+                }
                 if (n <= 0 && done + w > 0) {
                     return done + w; // a full disk, a file-size limit: what was copied is the result
                 }
@@ -272,6 +283,29 @@ final class Copies {
             done += r;
         }
         return done;
+    }
+
+    /**
+     * Waits until {@code fd}, a FIFO, pipe or device (it has no offsets), is ready for {@code events}, in slices of
+     * 50 ms between which {@code stopped} is asked, as {@code AsyncFile.read} waits on one: a FIFO that no writer has
+     * opened yet is read once a writer writes or leaves (its read gave 0 at once, and the copy ended with nothing),
+     * and one opened non-blocking (the threads backend's) once it has bytes ({@code EAGAIN} ended the copy, or failed
+     * it). A failure of {@code poll} itself is left to the read or write that follows to say.
+     */
+    private static void await(MemorySegment pollfd, int fd, short events, java.util.function.BooleanSupplier stopped)
+            throws IOException {
+        pollfd.set(ValueLayout.JAVA_INT, 0, fd);
+        pollfd.set(ValueLayout.JAVA_SHORT, 4, events);
+        while (true) {
+            if (stopped.getAsBoolean()) {
+                throw stopped();
+            }
+            pollfd.set(ValueLayout.JAVA_SHORT, 6, (short) 0);
+            int r = io.github.uring4j.linux.Syscalls.system().poll(pollfd, 1, 50);
+            if (r > 0 || (r < 0 && r != -Errno.EINTR)) {
+                return;
+            }
+        }
     }
 
     /** Without native calls: reads and writes of the two files, one chunk at a time. */

@@ -239,6 +239,44 @@ abstract class HostileUseContract {
         assertArrayEquals(data, Files.readAllBytes(dst));
     }
 
+    /**
+     * A copy out of a FIFO opened for reading before any writer waits for one, as a read does, and goes on through a
+     * pause of the writer until it leaves or the count is reached (before: it returned 0 at once on both backends,
+     * and on the threads backend, whose FIFOs are non-blocking, it failed with {@code EAGAIN} or ended at the pause;
+     * found by a hostile probe). A copy nobody feeds ends when cancelled.
+     */
+    @Test
+    void aCopyOutOfAFifoWaitsForItsWriter() throws Exception {
+        Path fifo = TestFiles.fifo(dir, "fifoCopyWaits");
+        Path dst = dir.resolve("fromWaitingFifo");
+        try (AsyncFile pipe = open(fifo, StandardOpenOption.READ);
+                AsyncFile out = open(dst, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+            CompletableFuture<Long> copy = pipe.transferTo(0, 1000, out, 0);
+            Thread.sleep(200);
+            assertFalse(copy.isDone(), "a copy out of a FIFO nobody writes waits: " + copy);
+            try (FileChannel w = FileChannel.open(fifo, StandardOpenOption.WRITE)) {
+                w.write(ByteBuffer.wrap("first".getBytes(StandardCharsets.US_ASCII)));
+                Thread.sleep(200);
+                assertFalse(copy.isDone(), "the copy waits through the writer's pause: " + copy);
+                w.write(ByteBuffer.wrap("|second".getBytes(StandardCharsets.US_ASCII)));
+            }
+            assertEquals(12L, (long) copy.get(10, TimeUnit.SECONDS), "the copy ends when the writer leaves");
+            assertEquals(0L, (long) pipe.transferTo(0, 1000, out, 100).get(10, TimeUnit.SECONDS),
+                    "the writer has left: the FIFO ends at once, as a read says");
+        }
+        assertEquals("first|second", Files.readString(dst));
+        Path unfed = TestFiles.fifo(dir, "fifoCopyUnfed");
+        try (AsyncFile pipe = open(unfed, StandardOpenOption.READ);
+                AsyncFile out = open(dir.resolve("fromUnfedFifo"), StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+            CompletableFuture<Long> copy = pipe.transferTo(0, 1000, out, 0);
+            Thread.sleep(100);
+            assertFalse(copy.isDone(), "no writer: " + copy);
+            copy.cancel(true);
+            assertTrue(copy.isCancelled());
+        }
+        assertNothingLeftInFlight();
+    }
+
     /** A pool closed while one of its buffers is under a read keeps the memory until the read completes. */
     @Test
     void closingABufferPoolUnderAPendingReadDefersTheFree() throws Exception {
