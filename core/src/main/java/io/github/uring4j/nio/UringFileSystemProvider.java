@@ -318,6 +318,7 @@ public final class UringFileSystemProvider extends FileSystemProvider {
             // time of a stream of a small file read by its first line (async-profiler).
             FileChannel ch = opener.open(file, opts);
             if (ch instanceof UringFileChannel u) {
+                u.setUninterruptible(); // the stream's channel, as the JDK's: a pending interrupt does not close it
                 boolean directory;
                 try {
                     directory = u.lookAtFile();

@@ -1020,6 +1020,71 @@ abstract class FileChannelContract {
         }
     }
 
+    /**
+     * A thread interrupted while its {@code force} is in the kernel (its {@code fsync} seen in
+     * {@code /proc/self/task/<tid>/syscall}, after 64 MiB written) gets ClosedByInterruptException from that call and
+     * the channel closes, as the JDK's channel ends a call it began (before: uring4j's returned as if nothing had
+     * happened, the channel open and the flag set; found by a hostile probe). Skipped where the sync is too quick to
+     * be caught in it (a file system in memory).
+     */
+    @Test
+    void aThreadInterruptedInsideItsSyncGetsClosedByInterrupt() throws Exception {
+        Path p = dir.resolve("synced-while-interrupted");
+        byte[] mib = pattern(1 << 20, 48);
+        for (int attempt = 0; attempt < 5; attempt++) {
+            try (FileChannel ch = open(p, CREATE, WRITE, TRUNCATE_EXISTING)) {
+                for (int i = 0; i < 64; i++) {
+                    ch.write(ByteBuffer.wrap(mib), (long) i << 20);
+                }
+                CompletableFuture<String> got = new CompletableFuture<>();
+                String name = "sync-intr-" + attempt;
+                Thread t = Thread.ofPlatform().name(name).start(() -> {
+                    String o = Conform.outcome(() -> {
+                        ch.force(true);
+                        return "synced";
+                    });
+                    got.complete(o + " interrupted=" + Thread.currentThread().isInterrupted());
+                });
+                if (!awaitSyscall(name, got, 74, 75, 82, 83)) { // fsync, fdatasync: x86-64, aarch64
+                    await(got);
+                    continue; // the sync ended before it was seen: again, with new dirty pages
+                }
+                t.interrupt();
+                assertEquals("! " + ClosedByInterruptException.class.getName() + " interrupted=true", await(got));
+                assertFalse(ch.isOpen());
+                return;
+            }
+        }
+        org.junit.jupiter.api.Assumptions.abort("no sync here lasted long enough to be seen in the kernel");
+    }
+
+    /**
+     * Waits until the platform thread named {@code name} is inside one of the system calls {@code numbers}
+     * ({@code /proc/self/task/<tid>/syscall}); false once {@code ended} completes first.
+     */
+    private static boolean awaitSyscall(String name, CompletableFuture<?> ended, int... numbers) throws Exception {
+        while (!ended.isDone()) {
+            try (java.util.stream.Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
+                for (Path task : (Iterable<Path>) tasks::iterator) {
+                    try {
+                        if (!Files.readString(task.resolve("comm")).strip().equals(name)) {
+                            continue;
+                        }
+                        String[] call = Files.readString(task.resolve("syscall")).strip().split(" ");
+                        for (int n : numbers) {
+                            if (call[0].equals(Integer.toString(n))) {
+                                return true;
+                            }
+                        }
+                    } catch (IOException e) {
+                        // the thread ended meanwhile
+                    }
+                }
+            }
+        }
+        return false;
+    }
+
     /** A reader that will block: a FIFO opened for reading and writing has no data until someone writes. */
     private record Blocked(FileChannel channel, Thread reader, CompletableFuture<String> outcome) {
     }
