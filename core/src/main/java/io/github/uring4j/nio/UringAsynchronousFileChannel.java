@@ -39,8 +39,10 @@ import java.util.concurrent.locks.LockSupport;
  * shared pool runs it then). Once the executor named at open is shut down, reads, writes and locks are refused as
  * the JDK's channel refuses them ({@code RejectedExecutionException}; {@code ShutdownChannelGroupException} for a
  * handler whose result is known at once); an operation started before still ends, its handler on the shared pool
- * if that executor refuses it. {@code size}, {@code truncate} and {@code force} are system calls of the calling
- * thread; the locks are the JDK's own.
+ * if that executor refuses it. That executor's {@code execute} is never called on an event loop either
+ * ({@link HandlerDispatch}). {@code size}, {@code truncate} and {@code force} are system calls of the calling
+ * thread; the locks are the JDK's own, and a lock that waits for another process waits on a thread of the shared
+ * pool, which no interrupt of the executor's threads reaches.
  */
 public final class UringAsynchronousFileChannel extends AsynchronousFileChannel {
     private static final AtomicInteger POOL_THREADS = new AtomicInteger();
@@ -53,10 +55,12 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
 
     private final UringFileChannel file;
     private final ExecutorService handlers;
+    private final HandlerDispatch dispatch;
 
     private UringAsynchronousFileChannel(UringFileChannel file, ExecutorService handlers) {
         this.file = file;
         this.handlers = handlers;
+        this.dispatch = new HandlerDispatch(handlers, DEFAULT_POOL);
     }
 
     /** Opens {@code path} (of the built-in provider) as {@link AsynchronousFileChannel#open} would. */
@@ -116,7 +120,7 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
     @Override
     public <A> void read(ByteBuffer dst, long position, A attachment, CompletionHandler<Integer, ? super A> handler) {
         Objects.requireNonNull(handler, "'handler' is null"); // the JDK's words
-        start(true, dst, position, new Op<>(handler, attachment, handlers));
+        start(true, dst, position, new Op<>(handler, attachment, dispatch));
     }
 
     @Override
@@ -129,7 +133,7 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
     @Override
     public <A> void write(ByteBuffer src, long position, A attachment, CompletionHandler<Integer, ? super A> handler) {
         Objects.requireNonNull(handler, "'handler' is null"); // the JDK's words
-        start(false, src, position, new Op<>(handler, attachment, handlers));
+        start(false, src, position, new Op<>(handler, attachment, dispatch));
     }
 
     private void start(boolean read, ByteBuffer buf, long position, Op<Integer, ?> op) {
@@ -246,7 +250,7 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
 
     /** The {@link Op} of an operation whose result is a {@code Future}: its {@code cancel(true)} closes this channel. */
     private <V> Op<V, Object> futureOp() {
-        Op<V, Object> op = new Op<>(null, null, handlers);
+        Op<V, Object> op = new Op<>(null, null, dispatch);
         op.channel = this;
         return op;
     }
@@ -264,7 +268,7 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
     public <A> void lock(long position, long size, boolean shared, A attachment,
             CompletionHandler<FileLock, ? super A> handler) {
         Objects.requireNonNull(handler, "'handler' is null"); // the JDK's words
-        lock(position, size, shared, new Op<>(handler, attachment, handlers));
+        lock(position, size, shared, new Op<>(handler, attachment, dispatch));
     }
 
     private void lock(long position, long size, boolean shared, Op<FileLock, ?> op) {
@@ -300,13 +304,17 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
         // future, or tryLock said null, only once a handler thread had begun the wait).
         long[] range = waitingFor(position, size);
         try {
-            handlers.execute(() -> {
+            // The wait is made on a thread of the library's pool, which no one interrupts: the JDK's channel it
+            // waits in closes when its thread is interrupted, which let go of every lock of the file (a handler
+            // thread of the executor named at open, interrupted by its shutdownNow()); the handler then runs on
+            // that executor.
+            DEFAULT_POOL.execute(() -> {
                 try {
                     FileLock l = file.jdkChannel().lock(position, size, shared);
-                    op.succeedHere(new Lock(this, l));
+                    op.succeedLater(new Lock(this, l));
                 } catch (IOException | RuntimeException e) {
                     // closed while it waited: the JDK's channel reports the close
-                    op.failHere(isOpen() ? e : new java.nio.channels.AsynchronousCloseException());
+                    op.fail(isOpen() ? e : new java.nio.channels.AsynchronousCloseException());
                 } finally {
                     doneWaiting(range);
                 }
@@ -455,7 +463,7 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
 
         private final CompletionHandler<V, ? super A> handler;
         private final A attachment;
-        private final ExecutorService executor;
+        private final HandlerDispatch dispatch;
         private final AtomicInteger state = new AtomicInteger(PENDING);
         private volatile Thread waiter;
         private V value;
@@ -466,10 +474,10 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
         /** A future's channel, closed by {@code cancel(true)}; null for a handler's operation. */
         volatile AsynchronousFileChannel channel;
 
-        Op(CompletionHandler<V, ? super A> handler, A attachment, ExecutorService executor) {
+        Op(CompletionHandler<V, ? super A> handler, A attachment, HandlerDispatch dispatch) {
             this.handler = handler;
             this.attachment = attachment;
-            this.executor = executor;
+            this.dispatch = dispatch;
         }
 
         /** A {@code Future} for its caller, not a handler's operation. */
@@ -479,28 +487,20 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
 
         @SuppressWarnings("unchecked")
         void succeed(long v) {
-            end(DONE, (V) (Object) (int) v, null, true);
+            end(DONE, (V) (Object) (int) v, null);
         }
 
         void fail(Throwable t) {
-            end(FAILED, null, t, true);
+            end(FAILED, null, t);
         }
 
         /** Ends now; the handler runs on the executor. */
         void succeedLater(V v) {
-            end(DONE, v, null, true);
+            end(DONE, v, null);
         }
 
-        /** Ends on a handler thread already: the handler runs here. */
-        void succeedHere(V v) {
-            end(DONE, v, null, false);
-        }
 
-        void failHere(Throwable t) {
-            end(FAILED, null, t, false);
-        }
-
-        private void end(int how, V v, Throwable t, boolean dispatch) {
+        private void end(int how, V v, Throwable t) {
             value = v;
             error = t;
             if (!state.compareAndSet(PENDING, how)) {
@@ -511,10 +511,6 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
                 LockSupport.unpark(w);
             }
             if (handler == null) {
-                return;
-            }
-            if (!dispatch) {
-                call(v, t);
                 return;
             }
             IoBackend b = backend;
@@ -528,11 +524,10 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
                     call(v, t);
                 }
             };
-            try {
-                executor.execute(call);
-            } catch (java.util.concurrent.RejectedExecutionException e) {
-                // the user's executor is shut down: the handler runs on a thread of the library's pool
-                DEFAULT_POOL.execute(call);
+            if (b != null && b.mustNotBlock(Thread.currentThread())) {
+                dispatch.fromLoop(call); // the executor's execute() is the user's code: never on the loop
+            } else {
+                dispatch.give(call);
             }
         }
 

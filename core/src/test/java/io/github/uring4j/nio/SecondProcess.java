@@ -144,10 +144,11 @@ final class SecondProcess implements AutoCloseable {
                                 yield "ACQUIRED";
                             }
                         }
-                        // hold PATH: lock the whole file exclusively until "release"
+                        // hold PATH [POSITION SIZE]: lock the whole file (or the range) exclusively until "release"
                         case "hold" -> {
                             held = FileChannel.open(Path.of(a[1]), StandardOpenOption.WRITE);
-                            lock = held.tryLock();
+                            lock = a.length > 3 ? held.tryLock(Long.parseLong(a[2]), Long.parseLong(a[3]), false)
+                                    : held.tryLock();
                             yield lock != null ? "HOLDING" : "BUSY";
                         }
                         case "release" -> {

@@ -27,6 +27,142 @@ class UringAsynchronousFileChannelTest extends AsynchronousFileChannelContract {
         return Kind.URING;
     }
 
+    /** An executor whose {@code execute} throws {@code thrown}, or first waits for {@code release}, then runs. */
+    private static java.util.concurrent.ExecutorService executorThat(Throwable thrown,
+            java.util.concurrent.CountDownLatch release) {
+        return new java.util.concurrent.AbstractExecutorService() {
+            @Override
+            public void execute(Runnable command) {
+                if (thrown instanceof RuntimeException e) {
+                    throw e;
+                }
+                if (thrown instanceof Error e) {
+                    throw e;
+                }
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    throw new java.util.concurrent.RejectedExecutionException(e);
+                }
+                Thread.ofPlatform().start(command);
+            }
+
+            @Override
+            public void shutdown() {
+            }
+
+            @Override
+            public List<Runnable> shutdownNow() {
+                return List.of();
+            }
+
+            @Override
+            public boolean isShutdown() {
+                return false;
+            }
+
+            @Override
+            public boolean isTerminated() {
+                return false;
+            }
+
+            @Override
+            public boolean awaitTermination(long timeout, java.util.concurrent.TimeUnit unit) {
+                return false;
+            }
+        };
+    }
+
+    /**
+     * The executor named at open is the user's: an {@code execute} that throws (an {@code Error}, as a pool out of
+     * native threads throws {@code OutOfMemoryError}; an {@code IllegalStateException}) or waits leaves the channels
+     * of the same event loops working, and the handler still runs, on the library's pool when {@code execute} threw
+     * (before: the {@code Error} ended the loop, and every operation of the other channels failed with
+     * {@code AsynchronousCloseException} from then on; the {@code IllegalStateException} lost the handler; a waiting
+     * {@code execute} held the loop; found by a hostile probe). The JDK's channel throws from the call instead, a
+     * call that has returned here before the result is known.
+     */
+    @Test
+    void anExecutorThatThrowsOrWaitsInExecuteStopsNoOtherChannel() throws Exception {
+        Path p = file("f", pattern(4096, 80));
+        List<AsynchronousFileChannel> others = new java.util.ArrayList<>();
+        try {
+            for (int i = 0; i < 8; i++) {
+                others.add(open(p, READ, WRITE)); // on every loop of the default executor
+            }
+            for (Throwable thrown : new Throwable[] {new OutOfMemoryError("unable to create native thread (a test)"),
+                    new IllegalStateException("a test")}) {
+                try (AsynchronousFileChannel ch = kind().openAsync(p, java.util.Set.of(READ, WRITE),
+                        executorThat(thrown, null))) {
+                    for (int i = 0; i < 4; i++) {
+                        CompletableFuture<Integer> handled = new CompletableFuture<>();
+                        ch.write(ByteBuffer.wrap(pattern(100, 81)), 0, null, Conform.handler(handled));
+                        assertEquals(100, handled.get(10, java.util.concurrent.TimeUnit.SECONDS), thrown.toString());
+                    }
+                    for (AsynchronousFileChannel o : others) {
+                        assertEquals(1, await(o.write(ByteBuffer.wrap(new byte[] {7}), 200)), thrown.toString());
+                    }
+                }
+            }
+            java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+            try (AsynchronousFileChannel ch = kind().openAsync(p, java.util.Set.of(READ, WRITE),
+                    executorThat(null, release))) {
+                List<CompletableFuture<Integer>> handled = new java.util.ArrayList<>();
+                for (int i = 0; i < 4; i++) {
+                    CompletableFuture<Integer> h = new CompletableFuture<>();
+                    handled.add(h);
+                    Thread.ofPlatform().start(() -> ch.write(ByteBuffer.wrap(pattern(100, 82)), 300, null,
+                            Conform.handler(h)));
+                }
+                for (int round = 0; round < 5; round++) {
+                    for (AsynchronousFileChannel o : others) {
+                        assertEquals(1, await(o.write(ByteBuffer.wrap(new byte[] {8}), 400)),
+                                "the loops turn while the executor's execute() waits");
+                    }
+                }
+                release.countDown();
+                for (CompletableFuture<Integer> h : handled) {
+                    assertEquals(100, h.get(10, java.util.concurrent.TimeUnit.SECONDS));
+                }
+            }
+        } finally {
+            for (AsynchronousFileChannel o : others) {
+                o.close();
+            }
+        }
+    }
+
+    /**
+     * A lock that waits for another process while the executor named at open is shut down with {@code shutdownNow()}
+     * (its threads interrupted): the channel's other lock stays held and valid, the waiting lock is taken once the
+     * other process lets go, and later locks work (before: the wait ran on a thread of that executor, in the JDK's
+     * channel behind this one, which the interrupt closed: every lock of the file went, and later locks failed with
+     * {@code ClosedChannelException} on a channel still open; found by a hostile probe).
+     */
+    @Test
+    void shuttingDownTheExecutorWhileALockWaitsKeepsTheOtherLocks() throws Exception {
+        Path p = file("f", pattern(2000, 83));
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+        try (SecondProcess other = SecondProcess.start();
+                AsynchronousFileChannel ch = kind().openAsync(p, java.util.Set.of(READ, WRITE), pool)) {
+            java.nio.channels.FileLock held = await(ch.lock(1000, 10, false));
+            assertEquals("HOLDING", other.ask("hold " + p + " 0 100"));
+            CompletableFuture<java.nio.channels.FileLock> waiting = new CompletableFuture<>();
+            ch.lock(0, 10, false, null, Conform.handler(waiting));
+            Conform.awaitLockWait();
+            pool.shutdownNow();
+            assertTrue(held.isValid());
+            assertEquals("BUSY", other.ask("try " + p + " 1000 10 false"), "still held by this process");
+            assertEquals("RELEASED", other.ask("release"));
+            java.nio.channels.FileLock taken = waiting.get(10, java.util.concurrent.TimeUnit.SECONDS);
+            assertTrue(taken.isValid() && held.isValid());
+            java.nio.channels.FileLock later = ch.tryLock(1500, 10, true);
+            assertTrue(later != null && later.isValid());
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
     /**
      * Channels dropped without {@code close()} after a read and a write each: once unreachable, every descriptor
      * comes back. (The JDK's own {@code AsynchronousFileChannel} keeps them: 300 were still open a minute after, on
