@@ -36,4 +36,24 @@ public final class Cleaners {
         }
         return c;
     }
+
+    private static final java.util.concurrent.atomic.AtomicBoolean WARNED = new java.util.concurrent.atomic.AtomicBoolean();
+
+    /**
+     * The cleaner, or null when its thread cannot be started now (the process's thread limit: {@code OutOfMemoryError:
+     * unable to create native thread}), said once: what is registered then is not cleaned if dropped without
+     * {@code close()}, as the JDK's own channels opened while their cleaner cannot run. A drop-in channel opened at
+     * the thread limit failed where the JDK's opened.
+     */
+    public static Cleaner cleanerIfAny() {
+        try {
+            return cleaner();
+        } catch (OutOfMemoryError e) {
+            if (WARNED.compareAndSet(false, true)) {
+                Log.warn("no thread for the cleaner of dropped channels (" + e.getMessage() + "): channels opened"
+                        + " meanwhile are released only by close()");
+            }
+            return null;
+        }
+    }
 }

@@ -229,7 +229,8 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         this.executors = executors;
         this.mapped = !o.direct && Boolean.getBoolean(MappedReads.PROPERTY) ? new MappedReads() : null;
         this.resources = new Resources(fd);
-        this.cleanable = io.github.uring4j.engine.Cleaners.cleaner().register(this, resources);
+        Cleaner cleaner = io.github.uring4j.engine.Cleaners.cleanerIfAny();
+        this.cleanable = cleaner != null ? cleaner.register(this, resources) : null;
         Counters.URING_CHANNELS.increment();
     }
 
@@ -291,7 +292,18 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         } finally {
             c.release();
         }
-        UringFileChannel ch = new UringFileChannel(p, fd, o, alignment, executors);
+        UringFileChannel ch;
+        try {
+            ch = new UringFileChannel(p, fd, o, alignment, executors);
+        } catch (RuntimeException | Error e) {
+            Call cc = Call.get();
+            try {
+                LeanCalls.close(cc.capture, fd); // nothing holds it yet (a descriptor went with every failed open)
+            } finally {
+                cc.release();
+            }
+            throw e;
+        }
         ch.nonblocking = nonblock;
         return ch;
     }
@@ -436,7 +448,9 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         } finally {
             c.release();
         }
-        cleanable.clean(); // resources.closed is set: only unregisters
+        if (cleanable != null) {
+            cleanable.clean(); // resources.closed is set: only unregisters
+        }
         if (failure != null) {
             throw failure;
         }
