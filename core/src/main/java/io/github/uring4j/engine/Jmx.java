@@ -30,11 +30,16 @@ public final class Jmx {
      * uring4j (or any other code) holds fails to register here, and its bean was unregistered by this close.
      */
     private static final Set<String> OWNED = ConcurrentHashMap.newKeySet();
-    private static final ExecutorService THREAD = Executors.newSingleThreadExecutor(r -> {
-        Thread t = new Thread(r, "uring4j-jmx");
-        t.setDaemon(true);
-        return t;
-    });
+    private static final java.util.concurrent.ScheduledExecutorService THREAD =
+            Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "uring4j-jmx");
+                t.setDaemon(true);
+                return t;
+            });
+    /** Descriptors that must be free before the platform MBean server is first asked for. */
+    static final int SPARE_DESCRIPTORS = 32;
+    /** Whether this library has had the platform MBean server once (it is started then, for the JVM's life). */
+    private static volatile boolean serverStarted;
 
     private Jmx() {
     }
@@ -66,18 +71,58 @@ public final class Jmx {
                 }
                 continue;
             }
-            THREAD.execute(BackgroundWork.counted(() -> {
-                try {
-                    ManagementFactory.getPlatformMBeanServer()
-                            .registerMBean(new StandardMBean(impl, cast(mxbeanInterface), true), on);
-                    OWNED.add(canonical);
-                } catch (Exception e) {
-                    Log.warn("the JMX view " + canonical + " could not be registered: " + e);
-                }
-            }));
+            THREAD.execute(BackgroundWork.counted(() -> registerNow(canonical, on, impl, mxbeanInterface)));
             return canonical;
         }
         return null;
+    }
+
+    /**
+     * On the JMX thread. The platform MBean server's first start loads native libraries; where the process has no
+     * descriptor to spare then ({@code EMFILE}), its class fails to initialise for the rest of the JVM's life, and
+     * the program's own {@code ManagementFactory} calls fail with it ({@code NoClassDefFoundError}). So before that
+     * first start, {@link #SPARE_DESCRIPTORS} must be free, or the registration waits a second and looks again (a
+     * program that filled its descriptors had a background registration poison its JMX). A name unregistered
+     * meanwhile is not registered.
+     */
+    private static void registerNow(String canonical, ObjectName on, Object impl, Class<?> mxbeanInterface) {
+        if (!RESERVED.contains(canonical)) {
+            return; // unregistered before it could be registered
+        }
+        if (!serverStarted && !descriptorsToSpare()) {
+            THREAD.schedule(BackgroundWork.counted(() -> registerNow(canonical, on, impl, mxbeanInterface)), 1,
+                    TimeUnit.SECONDS);
+            return;
+        }
+        try {
+            javax.management.MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+            serverStarted = true;
+            server.registerMBean(new StandardMBean(impl, cast(mxbeanInterface), true), on);
+            OWNED.add(canonical);
+        } catch (Exception | LinkageError e) {
+            Log.warn("the JMX view " + canonical + " could not be registered: " + e);
+        }
+    }
+
+    /** Whether {@link #SPARE_DESCRIPTORS} descriptors can be opened now (they are closed at once). */
+    static boolean descriptorsToSpare() {
+        java.util.List<java.io.FileInputStream> held = new java.util.ArrayList<>(SPARE_DESCRIPTORS);
+        try {
+            for (int i = 0; i < SPARE_DESCRIPTORS; i++) {
+                held.add(new java.io.FileInputStream("/dev/null"));
+            }
+            return true;
+        } catch (java.io.IOException e) {
+            return false;
+        } finally {
+            for (java.io.FileInputStream in : held) {
+                try {
+                    in.close();
+                } catch (java.io.IOException e) {
+                    // /dev/null closes
+                }
+            }
+        }
     }
 
     @SuppressWarnings("unchecked")
@@ -92,7 +137,7 @@ public final class Jmx {
         }
         THREAD.execute(BackgroundWork.counted(() -> {
             try {
-                if (OWNED.remove(canonicalName)) {
+                if (OWNED.remove(canonicalName)) { // registered: the server is started
                     ManagementFactory.getPlatformMBeanServer().unregisterMBean(new ObjectName(canonicalName));
                 }
             } catch (Exception e) {

@@ -185,6 +185,30 @@ class ChildJvmTest {
                 "descriptors on the file and rings, before and after: " + out);
     }
 
+    /**
+     * A registration of the library's JMX view asked for while a program (under {@code prlimit --nofile=256}) holds
+     * every descriptor: it waits until descriptors are free, and the program's own {@code ManagementFactory} works
+     * afterwards (before: the registration started the platform MBean server at the limit, whose class failed to
+     * initialise for the JVM's life: the program's {@code getPlatformMBeanServer()} threw
+     * {@code NoClassDefFoundError}; found by a hostile probe).
+     */
+    @Test
+    void aJmxRegistrationAtTheDescriptorLimitWaitsInsteadOfBreakingJmx() throws Exception {
+        Process probe;
+        try {
+            probe = new ProcessBuilder("prlimit", "--nofile=256:256", "true").redirectErrorStream(true).start();
+        } catch (java.io.IOException e) {
+            Assumptions.abort("prlimit not available: " + e);
+            return;
+        }
+        Assumptions.assumeTrue(probe.waitFor() == 0, "prlimit cannot run here");
+        Process p = ChildJvm.start(List.of("prlimit", "--nofile=256:256"), List.of(), "jmxAtTheLimit");
+        List<String> out = output(p, 60);
+        assertEquals(0, p.exitValue(), out.toString());
+        assertTrue(out.stream().anyMatch(l -> l.startsWith("SERVER ")), out.toString());
+        assertTrue(out.contains("REGISTERED true"), out.toString());
+    }
+
     /** Case 30: kill -9 during a write+fdatasync loop; every acknowledged record is in the file. */
     @ParameterizedTest(name = "{0}")
     @EnumSource(value = Backend.class, names = {"IO_URING", "THREADS"})

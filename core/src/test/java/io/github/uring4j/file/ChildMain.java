@@ -27,6 +27,7 @@ public final class ChildMain {
             case "threadsClosedByHandlers" -> threadsClosedByHandlers(Path.of(args[1]));
             case "exitNap" -> exitNap(Path.of(args[1]));
             case "exitInCompletion" -> exitInCompletion(Path.of(args[1]));
+            case "jmxAtTheLimit" -> jmxAtTheLimit();
             default -> throw new IllegalArgumentException(args[0]);
         }
     }
@@ -505,6 +506,43 @@ public final class ChildMain {
      * {@code readFile} until the limit is reached, printing what each failure said; then, with all closed, each works
      * again, and no descriptor is left.
      */
+    /** A bean of {@link #jmxAtTheLimit}. */
+    public interface ProbeMXBean {
+        int getValue();
+    }
+
+    /**
+     * A JMX registration asked for while every descriptor is taken (it would start the platform MBean server, whose
+     * class then fails for the JVM's life): after the program frees its descriptors, its own {@code ManagementFactory}
+     * works, and the bean is registered. Prints {@code SERVER <beans>} and {@code REGISTERED <true|false>}.
+     */
+    static void jmxAtTheLimit() throws Exception {
+        Jmx.settle(); // the classes the registration needs, loaded while class files can still be opened
+        io.github.uring4j.engine.BackgroundWork.counted(() -> { }).run();
+        Class<?> bean = ProbeMXBean.class;
+        ProbeMXBean impl = () -> 7;
+        java.util.List<java.io.FileInputStream> held = new java.util.ArrayList<>();
+        try {
+            while (true) {
+                held.add(new java.io.FileInputStream("/dev/null"));
+            }
+        } catch (java.io.IOException full) {
+            // every descriptor is taken
+        }
+        String name = Jmx.register("io.github.uring4j.test:type=Probe", "limit", impl, bean);
+        Thread.sleep(1500); // the registration's thread looks meanwhile
+        for (java.io.FileInputStream in : held) {
+            in.close();
+        }
+        System.out.println("SERVER " + java.lang.management.ManagementFactory.getPlatformMBeanServer().getMBeanCount());
+        boolean registered = false;
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+        while (!(registered = Jmx.registered(name)) && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        System.out.println("REGISTERED " + registered);
+    }
+
     static void descriptors(Path file) throws Exception {
         try (java.nio.channels.FileChannel ch = io.github.uring4j.nio.UringFiles.newFileChannel(file)) {
             ch.read(ByteBuffer.allocate(16), 0);
