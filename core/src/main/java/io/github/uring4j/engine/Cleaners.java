@@ -37,7 +37,8 @@ public final class Cleaners {
         return c;
     }
 
-    private static final java.util.concurrent.atomic.AtomicBoolean WARNED = new java.util.concurrent.atomic.AtomicBoolean();
+    private static final java.util.concurrent.atomic.AtomicBoolean WARNED =
+            new java.util.concurrent.atomic.AtomicBoolean();
 
     /**
      * The cleaner, or null when its thread cannot be started now (the process's thread limit: {@code OutOfMemoryError:

@@ -532,8 +532,9 @@ final class Encoder {
     }
 
     /**
-     * The read of a READ_FILE from its position (0, unless it reads on): into a registered buffer ({@code READ_FIXED}) when the destination lies
-     * in one, so that the kernel copies with {@code memcpy} instead of {@code copy_to_user}.
+     * The read of a READ_FILE from its position (0, unless it reads on): into a registered buffer
+     * ({@code READ_FIXED}) when the destination lies in one, so that the kernel copies with {@code memcpy} instead of
+     * {@code copy_to_user}.
      */
     private Sqe wholeRead(FileTarget t, Request r) {
         int idx = fixedIndex(r.address, r.length);
