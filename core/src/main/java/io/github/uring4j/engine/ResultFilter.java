@@ -8,7 +8,8 @@ package io.github.uring4j.engine;
 public interface ResultFilter {
     /**
      * @param kind      the {@link Request} kind ({@link Request#READ}, {@link Request#WRITE_SYNC}, ...)
-     * @param sub       which part of the request: 0 the transfer, 1 the linked {@code fdatasync} of WRITE_SYNC
+     * @param sub       which part of the request: 0 the transfer, 1 the linked {@code fdatasync} of WRITE_SYNC, 2 the
+     *                  link timeout of a transfer with a timeout (io_uring only)
      * @param res       what the kernel (or the system call) returned
      * @param requested the length asked for
      */

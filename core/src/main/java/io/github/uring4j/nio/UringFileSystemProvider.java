@@ -359,10 +359,10 @@ public final class UringFileSystemProvider extends FileSystemProvider {
                 if (opt == StandardOpenOption.READ) {
                     throw new IllegalArgumentException("READ not allowed");
                 }
-                if (opt == null) {
-                    throw new NullPointerException();
-                }
                 opts.add(opt);
+            }
+            if (opts.contains(null)) {
+                throw new NullPointerException(); // after READ, wherever it stands, as the JDK's order says
             }
             opts.add(StandardOpenOption.WRITE);
         }

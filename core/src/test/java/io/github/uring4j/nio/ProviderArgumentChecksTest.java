@@ -158,4 +158,33 @@ class ProviderArgumentChecksTest {
                     "call " + i + " with a jrt path");
         }
     }
+
+    /**
+     * {@code newOutputStream} with {@code READ} and a {@code null} among its options, in either order: the JDK's
+     * {@code IllegalArgumentException} ("READ not allowed") before the {@code NullPointerException} (before: a
+     * {@code null} ahead of {@code READ} threw {@code NullPointerException}; found by a hostile probe).
+     */
+    @Test
+    void readInTheOptionsOfAnOutputStreamIsRefusedBeforeANull() throws Exception {
+        Path file = Files.writeString(dir.resolve("out"), "x");
+        java.nio.file.OpenOption[][] cases = {{null, StandardOpenOption.READ}, {StandardOpenOption.READ, null},
+            {null, StandardOpenOption.APPEND}};
+        for (java.nio.file.OpenOption[] options : cases) {
+            assertEquals(outcome(() -> BUILTIN.newOutputStream(file, options)),
+                    outcome(() -> provider.newOutputStream(fs.getPath(file.toString()), options)),
+                    java.util.Arrays.toString(options));
+        }
+    }
+
+    private static String outcome(Conform.Action a) {
+        try {
+            Object o = a.run();
+            if (o instanceof java.io.Closeable c) {
+                c.close();
+            }
+            return "ok";
+        } catch (Throwable t) {
+            return t.getClass().getName() + ": " + t.getMessage();
+        }
+    }
 }
