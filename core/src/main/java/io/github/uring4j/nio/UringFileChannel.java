@@ -1708,6 +1708,10 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         positionLock.callLong(() -> {
             blocking();
             endHint = -1;
+            if (append && pipeLike()) {
+                // the JDK's truncate asks the file position, even in append mode: a FIFO has none
+                throw JdkErrors.io(Errno.ESPIPE);
+            }
             long p = position0();
             long now = size0();
             if (size < now) {

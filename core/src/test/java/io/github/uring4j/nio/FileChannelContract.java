@@ -1021,6 +1021,23 @@ abstract class FileChannelContract {
     }
 
     /**
+     * {@code truncate} of a FIFO fails with "Illegal seek", in append mode too (before: ours returned as if it had
+     * truncated, in append mode; found by a hostile probe).
+     */
+    @Test
+    void truncatingAFifoIsAnIllegalSeekInAppendModeToo() throws Exception {
+        Path fifo = Conform.fifo(dir, "truncFifo");
+        try (FileChannel reader = FileChannel.open(fifo, READ, WRITE)) { // a reader, so that writers open at once
+            for (Set<OpenOption> options : List.<Set<OpenOption>>of(Set.of(WRITE), Set.of(WRITE, APPEND))) {
+                try (FileChannel ch = open(fifo, options)) {
+                    IOException e = assertThrows(IOException.class, () -> ch.truncate(0), options.toString());
+                    assertEquals("Illegal seek", e.getMessage(), options.toString());
+                }
+            }
+        }
+    }
+
+    /**
      * A thread interrupted while its {@code force} is in the kernel (its {@code fsync} seen in
      * {@code /proc/self/task/<tid>/syscall}, after 64 MiB written) gets ClosedByInterruptException from that call and
      * the channel closes, as the JDK's channel ends a call it began (before: uring4j's returned as if nothing had
