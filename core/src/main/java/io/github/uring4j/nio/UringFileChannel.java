@@ -783,14 +783,35 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
                     return total == 0 ? -1 : total;
                 }
                 total += n;
-                if (n < want || (n > 0 && !regular())) {
+                if (n < want || (n > 0 && !regular() && !bytesWaiting())) {
                     // A pipe's or device's next read may wait for bytes that never come: one readv of the JDK's
-                    // returns what was there (a scattering read of 10 bytes a FIFO held into two buffers hung)
+                    // returns what was there (a scattering read of 10 bytes a FIFO held into two buffers hung); bytes
+                    // a pipe holds still go on into the next buffers, as that readv takes them (before, the first
+                    // buffer's worth only)
                     break;
                 }
             }
             return total;
         });
+    }
+
+    /** Whether a pipe or FIFO holds bytes to read now ({@code FIONREAD}); false for a file that cannot say. */
+    private boolean bytesWaiting() {
+        Call c = Call.get();
+        try {
+            if (!enter()) {
+                return false;
+            }
+            try {
+                MemorySegment count = c.scratch(4);
+                return io.github.uring4j.linux.Syscalls.system().ioctl(fd, Uapi.FIONREAD, count) == 0
+                        && count.get(ValueLayout.JAVA_INT, 0) > 0;
+            } finally {
+                leave();
+            }
+        } finally {
+            c.release();
+        }
     }
 
     /**

@@ -1021,6 +1021,30 @@ abstract class FileChannelContract {
     }
 
     /**
+     * A scattering read of a FIFO that holds more than the first buffer takes what it holds into the next buffers too,
+     * as the JDK's {@code readv} does (before: ours filled the first buffer only; found by a hostile probe); one that
+     * holds exactly the first buffer's worth returns it without waiting for more.
+     */
+    @Test
+    void aScatteringReadOfAFifoTakesWhatItHoldsIntoEveryBuffer() throws Exception {
+        Path fifo = Conform.fifo(dir, "scatterFifo");
+        byte[] data = pattern(1731, 49);
+        try (FileChannel ch = open(fifo, READ, WRITE)) {
+            ch.write(ByteBuffer.wrap(data));
+            ByteBuffer first = ByteBuffer.allocate(100);
+            ByteBuffer second = ByteBuffer.allocateDirect(2000);
+            assertEquals(1731, ch.read(new ByteBuffer[] {first, second}));
+            byte[] got = new byte[1731];
+            first.flip().get(got, 0, 100);
+            second.flip().get(got, 100, 1631);
+            assertArrayEquals(data, got);
+            ch.write(ByteBuffer.wrap(data, 0, 100));
+            assertEquals(100, ch.read(new ByteBuffer[] {ByteBuffer.allocate(100), ByteBuffer.allocate(100)}),
+                    "exactly the first buffer's worth, without waiting for more");
+        }
+    }
+
+    /**
      * {@code truncate} of a FIFO fails with "Illegal seek", in append mode too (before: ours returned as if it had
      * truncated, in append mode; found by a hostile probe).
      */
