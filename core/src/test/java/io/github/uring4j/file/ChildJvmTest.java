@@ -161,14 +161,7 @@ class ChildJvmTest {
     void theDescriptorLimitIsSaidAndNothingLeaks() throws Exception {
         Path file = dir.resolve("descriptors");
         Files.write(file, new byte[16]);
-        Process probe;
-        try {
-            probe = new ProcessBuilder("prlimit", "--nofile=128:128", "true").redirectErrorStream(true).start();
-        } catch (java.io.IOException e) {
-            Assumptions.abort("prlimit not available: " + e);
-            return;
-        }
-        Assumptions.assumeTrue(probe.waitFor() == 0, "prlimit cannot run here");
+        assumePrlimit("--nofile=128:128");
         Process p = ChildJvm.start(List.of("prlimit", "--nofile=128:128"), List.of(), "descriptors", file.toString());
         List<String> out = output(p, 60);
         assertEquals(0, p.exitValue(), out.toString());
@@ -194,19 +187,24 @@ class ChildJvmTest {
      */
     @Test
     void aJmxRegistrationAtTheDescriptorLimitWaitsInsteadOfBreakingJmx() throws Exception {
-        Process probe;
-        try {
-            probe = new ProcessBuilder("prlimit", "--nofile=256:256", "true").redirectErrorStream(true).start();
-        } catch (java.io.IOException e) {
-            Assumptions.abort("prlimit not available: " + e);
-            return;
-        }
-        Assumptions.assumeTrue(probe.waitFor() == 0, "prlimit cannot run here");
+        assumePrlimit("--nofile=256:256");
         Process p = ChildJvm.start(List.of("prlimit", "--nofile=256:256"), List.of(), "jmxAtTheLimit");
         List<String> out = output(p, 60);
         assertEquals(0, p.exitValue(), out.toString());
         assertTrue(out.stream().anyMatch(l -> l.startsWith("SERVER ")), out.toString());
         assertTrue(out.contains("REGISTERED true"), out.toString());
+    }
+
+    /** Skips the test where {@code prlimit limit true} cannot run. */
+    private static void assumePrlimit(String limit) throws InterruptedException {
+        Process probe;
+        try {
+            probe = new ProcessBuilder("prlimit", limit, "true").redirectErrorStream(true).start();
+        } catch (java.io.IOException e) {
+            Assumptions.abort("prlimit not available: " + e);
+            return;
+        }
+        Assumptions.assumeTrue(probe.waitFor() == 0, "prlimit cannot run here");
     }
 
     /** Case 30: kill -9 during a write+fdatasync loop; every acknowledged record is in the file. */

@@ -355,21 +355,6 @@ final class Conform {
      * another process: where the JDK's channel, and uring4j's through it, wait in {@code lock()}); fails when that does
      * not happen within the bound.
      */
-    /** A handler that completes {@code result} with what it is given, or with the failure. */
-    static <V> java.nio.channels.CompletionHandler<V, Object> handler(java.util.concurrent.CompletableFuture<V> result) {
-        return new java.nio.channels.CompletionHandler<>() {
-            @Override
-            public void completed(V v, Object attachment) {
-                result.complete(v);
-            }
-
-            @Override
-            public void failed(Throwable t, Object attachment) {
-                result.completeExceptionally(t);
-            }
-        };
-    }
-
     static void awaitLockWait() throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
         while (System.nanoTime() < deadline) {

@@ -96,7 +96,7 @@ class UringAsynchronousFileChannelTest extends AsynchronousFileChannelContract {
                         executorThat(thrown, null))) {
                     for (int i = 0; i < 4; i++) {
                         CompletableFuture<Integer> handled = new CompletableFuture<>();
-                        ch.write(ByteBuffer.wrap(pattern(100, 81)), 0, null, Conform.handler(handled));
+                        ch.write(ByteBuffer.wrap(pattern(100, 81)), 0, null, io.github.uring4j.file.TestFiles.into(handled));
                         assertEquals(100, handled.get(10, java.util.concurrent.TimeUnit.SECONDS), thrown.toString());
                     }
                     for (AsynchronousFileChannel o : others) {
@@ -112,7 +112,7 @@ class UringAsynchronousFileChannelTest extends AsynchronousFileChannelContract {
                     CompletableFuture<Integer> h = new CompletableFuture<>();
                     handled.add(h);
                     Thread.ofPlatform().start(() -> ch.write(ByteBuffer.wrap(pattern(100, 82)), 300, null,
-                            Conform.handler(h)));
+                            io.github.uring4j.file.TestFiles.into(h)));
                 }
                 for (int round = 0; round < 5; round++) {
                     for (AsynchronousFileChannel o : others) {
@@ -148,7 +148,7 @@ class UringAsynchronousFileChannelTest extends AsynchronousFileChannelContract {
             java.nio.channels.FileLock held = await(ch.lock(1000, 10, false));
             assertEquals("HOLDING", other.ask("hold " + p + " 0 100"));
             CompletableFuture<java.nio.channels.FileLock> waiting = new CompletableFuture<>();
-            ch.lock(0, 10, false, null, Conform.handler(waiting));
+            ch.lock(0, 10, false, null, io.github.uring4j.file.TestFiles.into(waiting));
             Conform.awaitLockWait();
             pool.shutdownNow();
             assertTrue(held.isValid());
