@@ -237,7 +237,7 @@ final class ChannelTransfers {
      */
     private static int transferStep(UringFileChannel ch, long count, Channel other) {
         boolean whole = other instanceof java.nio.channels.SocketChannel && !ch.direct;
-        return (int) Math.min(count, whole ? 64 * 1024 : 8192);
+        return (int) Math.min(count, whole ? 64 * 1024 : TRANSFER_STEP);
     }
 
     /**
@@ -341,15 +341,64 @@ final class ChannelTransfers {
             // (/dev/zero) is read, as the JDK reads it, and so is a file that says it is empty (/proc: before, a
             // transfer from /proc/cpuinfo between two channels of ours copied nothing).
             long size = fc.size();
-            long left = size - fc.position();
+            long at = fc.position();
+            long left = size - at;
             if (left > 0) {
-                return bufferedFrom(ch, src, position, Math.min(count, left));
+                long n = Math.min(count, left);
+                if (fc == ch && position > at && position - at < Math.min(n, TRANSFER_STEP)) {
+                    return repeatedFrom(ch, at, position, n);
+                }
+                return bufferedFrom(ch, src, position, n);
             }
             if (src instanceof UringFileChannel u && u.regular() && (size > 0 || u.direct)) {
                 return 0;
             }
         }
         return bufferedFrom(ch, src, position, count);
+    }
+
+    /** Bytes of one step of a transfer through a buffer between files ({@link #transferStep}). */
+    private static final int TRANSFER_STEP = 8192;
+
+    /**
+     * {@code transferFrom} of a channel from itself onto the bytes just after its position ({@code at}), less than a
+     * step further on: as the JDK's copy, which writes each byte after those before it are written, the target range
+     * becomes the {@code position - at} bytes at {@code at}, over and over, {@code count} bytes of them. (Through
+     * the buffer, a step read bytes the step before had not written yet: a transfer 2,737 bytes on left other bytes
+     * than the JDK's; from a step further on, each step reads bytes already written, as the JDK's copy does.) The
+     * channel's position moves past the bytes transferred, as a source's does.
+     */
+    private static long repeatedFrom(UringFileChannel ch, long at, long position, long count) throws IOException {
+        int period = (int) (position - at);
+        ByteBuffer first = ByteBuffer.allocate(period);
+        while (first.hasRemaining()) {
+            if (ch.read(first, at + first.position()) < 0) {
+                throw new IOException("the file ended under the transfer"); // it held count bytes past at just now
+            }
+        }
+        byte[] pattern = new byte[period * Math.max(1, TRANSFER_STEP / period)];
+        for (int i = 0; i < pattern.length; i += period) {
+            System.arraycopy(first.array(), 0, pattern, i, period);
+        }
+        long done = 0;
+        try {
+            while (done < count) {
+                // each step starts at a whole number of periods, so the pattern is in phase
+                int len = (int) Math.min(pattern.length, count - done);
+                int w = ch.write(ByteBuffer.wrap(pattern, 0, len), position + done);
+                done += w;
+                if (w < len) {
+                    break;
+                }
+            }
+        } catch (IOException e) {
+            if (done == 0) {
+                throw e;
+            }
+            // as the JDK's channel: what moved is returned, the failure is not
+        }
+        ch.position(at + done);
+        return done;
     }
 
     /** {@code transferFrom} through a heap buffer: reads of {@code src} until {@code count} or its end. */

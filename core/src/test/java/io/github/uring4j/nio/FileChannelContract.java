@@ -1021,6 +1021,33 @@ abstract class FileChannelContract {
     }
 
     /**
+     * {@code transferFrom} of a channel from itself onto a range that overlaps the source a little further on (2,737
+     * bytes), further than a step (9,000) and further back: each byte is written after the bytes before it, as the
+     * JDK's copy writes them, so the range repeats the first bytes (before: ours left other bytes 2,737 bytes on;
+     * found by a hostile probe). The count and the position agree too.
+     */
+    @Test
+    void aTransferFromItselfOntoAnOverlappingRangeWritesByteAfterByte() throws Exception {
+        long[][] cases = {{51_490, 0, 2737, 90_889}, {40_000, 0, 9000, 100_000}, {40_000, 5000, 7000, 100_000},
+            {40_000, 7000, 5000, 100_000}};
+        for (long[] c : cases) {
+            byte[] data = pattern((int) c[0], 50);
+            Path p = file("self-" + c[1] + "-" + c[2], data);
+            long max = Math.min(c[3], c[0] - c[1]);
+            try (FileChannel ch = open(p, READ, WRITE)) {
+                ch.position(c[1]);
+                assertEquals(max, ch.transferFrom(ch, c[2], c[3]), java.util.Arrays.toString(c));
+                assertEquals(c[1] + max, ch.position(), java.util.Arrays.toString(c));
+            }
+            byte[] expect = java.util.Arrays.copyOf(data, (int) Math.max(c[0], c[2] + max));
+            for (int i = 0; i < max; i++) {
+                expect[(int) c[2] + i] = expect[(int) c[1] + i];
+            }
+            assertArrayEquals(expect, Files.readAllBytes(p), java.util.Arrays.toString(c));
+        }
+    }
+
+    /**
      * A scattering read of a FIFO that holds more than the first buffer takes what it holds into the next buffers too,
      * as the JDK's {@code readv} does (before: ours filled the first buffer only; found by a hostile probe); one that
      * holds exactly the first buffer's worth returns it without waiting for more.
