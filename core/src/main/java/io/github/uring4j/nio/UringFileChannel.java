@@ -1597,6 +1597,9 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
                     // by another thread's close with the end of the file, not AsynchronousCloseException
                     return -1;
                 }
+                // made on the event loop: its stack is the loop's; the caller's says who made the call, as the JDK's
+                // exception's does (the engine's, with the loop's stack, stays its cause where it had one)
+                w.error.fillInStackTrace();
                 throw w.error;
             }
             completed = true;
@@ -1820,6 +1823,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
             backend.submit(r);
             w.awaitUninterruptibly();
             if (w.error instanceof IOException e) {
+                e.fillInStackTrace(); // made on the event loop: the caller's stack instead
                 throw e;
             }
             if (w.error != null) {

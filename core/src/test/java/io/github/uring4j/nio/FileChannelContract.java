@@ -1021,6 +1021,24 @@ abstract class FileChannelContract {
     }
 
     /**
+     * A write to a FIFO whose reader left fails with "Broken pipe" whose stack shows the caller, as the JDK's does
+     * (before: ours, made through the ring, carried the event loop's stack alone; found by a hostile probe).
+     */
+    @Test
+    void aFailedWriteSaysWhoMadeIt() throws Exception {
+        Path fifo = Conform.fifo(dir, "brokenFifo");
+        FileChannel reader = FileChannel.open(fifo, READ, WRITE);
+        try (FileChannel writer = open(fifo, WRITE)) {
+            reader.close();
+            IOException e = assertThrows(IOException.class, () -> writer.write(ByteBuffer.wrap(pattern(10, 51))));
+            assertEquals("Broken pipe", e.getMessage());
+            assertTrue(java.util.Arrays.stream(e.getStackTrace())
+                    .anyMatch(f -> f.getMethodName().equals("aFailedWriteSaysWhoMadeIt")),
+                    java.util.Arrays.toString(e.getStackTrace()));
+        }
+    }
+
+    /**
      * {@code transferFrom} of a channel from itself onto a range that overlaps the source a little further on (2,737
      * bytes), further than a step (9,000) and further back: each byte is written after the bytes before it, as the
      * JDK's copy writes them, so the range repeats the first bytes (before: ours left other bytes 2,737 bytes on;
