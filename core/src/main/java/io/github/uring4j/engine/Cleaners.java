@@ -43,8 +43,8 @@ public final class Cleaners {
     /**
      * The cleaner, or null when its thread cannot be started now (the process's thread limit: {@code OutOfMemoryError:
      * unable to create native thread}), said once: what is registered then is not cleaned if dropped without
-     * {@code close()}, as the JDK's own channels opened while their cleaner cannot run. A drop-in channel opened at
-     * the thread limit failed where the JDK's opened.
+     * {@code close()}. A drop-in channel opened at the thread limit failed where the JDK's opened (the JDK's cleaner
+     * thread starts with the JVM).
      */
     public static Cleaner cleanerIfAny() {
         try {
