@@ -677,8 +677,8 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         int r;
         try {
             r = LeanCalls.statx(c.capture, fd, EMPTY_PATH, Uapi.AT_EMPTY_PATH, Statx.STATX_SIZE | Statx.STATX_TYPE, sx);
-            if (r == 0 && typeOf(sx) == 0060000) {
-                // a block device: stx_size is 0; its size, as the JDK's channel reports it, from ioctl
+            if (r == 0) {
+                // a block device's stx_size is 0: its size, as the JDK's channel reports it, goes there (ioctl)
                 r = (int) Math.min(0, Statx.size(io.github.uring4j.linux.Syscalls.system(), fd, sx));
             }
         } finally {

@@ -330,7 +330,7 @@ final class Completions implements CqeHandler {
             end(s, error(s, read));
             return;
         }
-        if (read > 0 && read < r.length && loop.shortReads.readOn(r.open.path(), s.path(r.open), read)) {
+        if (read > 0 && read < r.length && loop.shortReads.readOn(s, r.open, read)) {
             // the file goes on past this read: opened again and read to its end, or to the end of the buffer; a
             // file made as it is read (/proc) from its start, so that its bytes come from one open
             r.untilEnd = true;

@@ -42,13 +42,15 @@ final class ShortReads {
     }
 
     /**
-     * Whether a whole-file read of {@code path} ({@code cPath} its C string) that read {@code n} bytes, fewer than
-     * its buffer holds, must read on to the end of the file.
+     * Whether the whole-file read of {@code spec}'s file on slot {@code s}, which read {@code n} bytes, fewer than its
+     * buffer holds, must read on to the end of the file. The path's C string is made only for a directory not seen
+     * yet.
      */
-    boolean readOn(String path, MemorySegment cPath, int n) {
+    boolean readOn(Slot s, io.github.uring4j.engine.OpenSpec spec, int n) {
         if (n == MAX_RW_COUNT) {
             return true;
         }
+        String path = spec.path();
         int end = path.lastIndexOf('/');
         for (int i = 0; i < dirs.length; i++) {
             String d = dirs[i];
@@ -60,7 +62,7 @@ final class ShortReads {
             capture = LeanCalls.allocateCapture(arena);
             statfs = arena.allocate(LeanCalls.STATFS_SIZE, 8);
         }
-        long type = LeanCalls.fileSystem(capture, cPath, statfs);
+        long type = LeanCalls.fileSystem(capture, s.path(spec), statfs);
         boolean made = false;
         for (long t : MADE_AS_READ) {
             made |= type == t;
