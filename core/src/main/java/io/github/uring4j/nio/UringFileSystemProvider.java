@@ -328,8 +328,16 @@ public final class UringFileSystemProvider extends FileSystemProvider {
                 }
                 if (directory) {
                     // the JDK's stream answers available() for it from the end lseek finds (ext4: Integer.MAX_VALUE)
-                    ch.close();
-                    return builtin.newInputStream(file, options);
+                    try {
+                        if (opts.contains(StandardOpenOption.DELETE_ON_CLOSE)) {
+                            // the open above unlinked the name (a symbolic link to it, followed as the JDK follows it
+                            // with CREATE_NEW): the JDK's stream over the same directory, through our descriptor
+                            return builtin.newInputStream(file.getFileSystem().getPath("/proc/self/fd/" + u.fd));
+                        }
+                        return builtin.newInputStream(file, options);
+                    } finally {
+                        ch.close();
+                    }
                 }
                 return new FileChannelInputStream(ch);
             }

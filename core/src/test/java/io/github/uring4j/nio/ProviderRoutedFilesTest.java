@@ -233,6 +233,27 @@ class ProviderRoutedFilesTest {
     }
 
     @Test
+    void streamsOfADirectoryAndOfALinkToOneWithDeleteOnCloseAsTheJdks() throws Exception {
+        for (Path d : List.of(builtinDir, tmp.resolve("ours"))) {
+            Files.createSymbolicLink(d.resolve("link"), Files.createDirectory(d.resolve("dir")));
+        }
+        // CREATE_NEW, which a stream ignores, makes the JDK follow the link that DELETE_ON_CLOSE would not: it opens
+        // the directory, unlinks the link and gives its stream (ours unlinked it, then asked the JDK to open it again)
+        same(d -> {
+            try (InputStream in = Files.newInputStream(d.resolve("link"), StandardOpenOption.DELETE_ON_CLOSE,
+                    StandardOpenOption.CREATE_NEW)) {
+                return in.available() + " " + Files.exists(d.resolve("link"), java.nio.file.LinkOption.NOFOLLOW_LINKS);
+            }
+        });
+        same(d -> Files.newInputStream(d.resolve("dir"), StandardOpenOption.DELETE_ON_CLOSE).read());
+        same(d -> Files.newInputStream(d.resolve("dir"), StandardOpenOption.DELETE_ON_CLOSE));
+        same(d -> {
+            Files.createSymbolicLink(d.resolve("link2"), d.resolve("dir"));
+            return Files.newInputStream(d.resolve("link2"), StandardOpenOption.DELETE_ON_CLOSE);
+        });
+    }
+
+    @Test
     void inputStreamsSkipSeekAndTransferAsTheJdksStream() throws Exception {
         byte[] data = pattern(100_000, 3);
         Files.write(builtinDir.resolve("d"), data);
