@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.uring4j.engine.PinnedRegion;
+import io.github.uring4j.linux.Errno;
 import io.github.uring4j.ring.SetupFlag;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -768,6 +769,24 @@ abstract class HostileUseContract {
         ByteBuffer b = ByteBuffer.allocate(1 << 16);
         assertEquals(3000, get(AsyncFile.readFile(io, onDisk, b)));
         assertArrayEquals(pattern(3000, 45), Arrays.copyOf(b.array(), 3000));
+        assertNothingLeftInFlight();
+    }
+
+    /**
+     * A write to a /proc file that takes none ({@code /proc/self/status}) fails with {@code ESPIPE} as the JDK's
+     * channel says ("Illegal seek"), on both backends (the threads backend took the offset's refusal for a pipe's,
+     * wrote without one and said {@code EINVAL}; found by a hostile probe); the file is still read.
+     */
+    @Test
+    void aWriteToAProcFileThatTakesNoneFailsWithIllegalSeek() throws Exception {
+        Path status = Path.of("/proc/self/status");
+        Assumptions.assumeTrue(Files.isRegularFile(status), "no /proc here");
+        try (AsyncFile f = get(AsyncFile.open(io, status, StandardOpenOption.READ, StandardOpenOption.WRITE))) {
+            Throwable t = failure(f.write(ByteBuffer.wrap(new byte[] {'x'}), 0));
+            FileIOException e = assertInstanceOf(FileIOException.class, t);
+            assertEquals(Errno.ESPIPE, e.errno(), e.getMessage());
+            assertTrue(get(f.read(ByteBuffer.allocate(64), 0)) > 0);
+        }
         assertNothingLeftInFlight();
     }
 

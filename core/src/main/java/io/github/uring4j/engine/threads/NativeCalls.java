@@ -57,7 +57,7 @@ final class NativeCalls implements Calls {
             long res;
             do {
                 res = read ? sys.pread(fd, m, r.length, r.position) : sys.pwrite(fd, m, r.length, r.position);
-                if (res == -Errno.ESPIPE) {
+                if (res == -Errno.ESPIPE && !regularFile(fd)) {
                     // pipes, sockets and character devices have no offsets, and may wait for ever
                     blockFromNowOn(f);
                     r.untilEnd = false; // a whole-file read of a pipe or a device reads once
@@ -280,7 +280,7 @@ final class NativeCalls implements Calls {
             do {
                 res = r.kind == Request.READV ? sys.pread(fd, m, len, r.position + total)
                         : sys.pwrite(fd, m, len, r.position + total);
-                if (res == -Errno.ESPIPE) {
+                if (res == -Errno.ESPIPE && !regularFile(fd)) {
                     // a FIFO, pipe or device (ESPIPE said so before): no offsets, and a wait that could last for
                     // ever, so one buffer's worth as a single read or write of it (a short transfer, as readv's may be)
                     if (len == 0) {
@@ -398,6 +398,19 @@ final class NativeCalls implements Calls {
         if (flags >= 0) {
             sys.fcntl(f.fd, Uapi.F_SETFL, flags);
             f.statusFlagsToRestore = -1;
+        }
+    }
+
+    /**
+     * Whether {@code fd} is a regular file: one that refuses offsets ({@code ESPIPE}; a /proc file such as
+     * {@code /proc/self/status} when written) is not read or written as a pipe is, without an offset: that answered
+     * {@code EINVAL} where the JDK's channel and the io_uring backend say {@code ESPIPE}.
+     */
+    private boolean regularFile(int fd) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment sx = a.allocate(Statx.LAYOUT);
+            return sys.statx(fd, EMPTY_PATH, Uapi.AT_EMPTY_PATH, Statx.STATX_TYPE, sx) == 0
+                    && (sx.get(JAVA_SHORT, Statx.MODE) & 0170000) == 0100000;
         }
     }
 
