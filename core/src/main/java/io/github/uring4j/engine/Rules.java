@@ -56,6 +56,21 @@ public final class Rules {
     }
 
     /**
+     * What a request whose timeout ran out fails with: the JDK's type for it, which takes no message, caused by a
+     * {@link java.util.concurrent.TimeoutException} that says which operation of which file and after how long.
+     */
+    public static InterruptedByTimeoutException timedOut(Request r) {
+        InterruptedByTimeoutException e = new InterruptedByTimeoutException();
+        String path = r.pathForErrors();
+        long nanos = r.timeoutNanos;
+        String after = nanos % 1_000_000 == 0 ? nanos / 1_000_000 + " ms"
+                : String.format(java.util.Locale.ROOT, "%.3f ms", nanos / 1e6);
+        e.initCause(new java.util.concurrent.TimeoutException(r.name() + (path != null ? " of " + path : "")
+                + " did not end within its timeout of " + after));
+        return e;
+    }
+
+    /**
      * What the client is told for {@code -errno}: an interruption the client caused (cancel, its timeout, its
      * close) is reported as such, anything else as the errno with the operation, file and offset.
      */
@@ -69,7 +84,7 @@ public final class Rules {
                 return new CancellationException(r.name() + " cancelled");
             }
             if (timedOut) {
-                return new InterruptedByTimeoutException();
+                return timedOut(r);
             }
             if (closing || (r.handle != null && !r.handle.isOpen())) {
                 return new AsynchronousCloseException();

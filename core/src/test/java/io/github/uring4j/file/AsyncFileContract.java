@@ -871,10 +871,15 @@ abstract class AsyncFileContract {
         try (AsyncFile f = open(fifo, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             Throwable t = failure(f.withTimeout(java.time.Duration.ofMillis(50)).read(ByteBuffer.allocateDirect(8), 0));
             assertInstanceOf(java.nio.channels.InterruptedByTimeoutException.class, t);
+            // the JDK's type takes no message: its cause says what timed out
+            assertInstanceOf(java.util.concurrent.TimeoutException.class, t.getCause());
+            assertEquals("READ of " + fifo + " did not end within its timeout of 50 ms", t.getCause().getMessage());
             CompletableFuture<Integer> viaHandler = new CompletableFuture<>();
             f.withTimeout(java.time.Duration.ofMillis(50)).read(ByteBuffer.allocateDirect(8), 0, "h",
                     TestFiles.into(viaHandler));
-            assertInstanceOf(java.nio.channels.InterruptedByTimeoutException.class, failure(viaHandler));
+            Throwable h = failure(viaHandler);
+            assertInstanceOf(java.nio.channels.InterruptedByTimeoutException.class, h);
+            assertEquals("READ of " + fifo + " did not end within its timeout of 50 ms", h.getCause().getMessage());
             // Unblock threads-backend workers still sitting in read(2), one byte at a time.
             try (var w = java.nio.channels.FileChannel.open(fifo, StandardOpenOption.WRITE)) {
                 for (int i = 0; i < 500 && io.inFlight() > 0; i++) {

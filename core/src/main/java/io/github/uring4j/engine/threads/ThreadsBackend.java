@@ -9,9 +9,9 @@ import io.github.uring4j.engine.OpenSpec;
 import io.github.uring4j.engine.PinnedRegion;
 import io.github.uring4j.engine.Request;
 import io.github.uring4j.engine.RequestPool;
+import io.github.uring4j.engine.Rules;
 import java.io.IOException;
 import java.nio.channels.AsynchronousCloseException;
-import java.nio.channels.InterruptedByTimeoutException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -185,7 +185,7 @@ public final class ThreadsBackend implements IoBackend {
             accepted = f.isOpen();
             if (accepted && r.timeoutNanos > 0) {
                 try {
-                    t.timeout = timer().schedule(() -> t.tellEarly(new InterruptedByTimeoutException()),
+                    t.timeout = timer().schedule(() -> t.tellEarly(Rules.timedOut(r)),
                             r.timeoutNanos, TimeUnit.NANOSECONDS);
                 } catch (RejectedExecutionException e) {
                     accepted = false; // the shutdown stopped the timer after this call saw the backend open

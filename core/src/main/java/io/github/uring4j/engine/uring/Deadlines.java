@@ -1,6 +1,7 @@
 package io.github.uring4j.engine.uring;
 
 import io.github.uring4j.engine.Request;
+import io.github.uring4j.engine.Rules;
 import io.github.uring4j.ring.Timespec;
 import io.github.uring4j.ring.UringException;
 import java.lang.foreign.Arena;
@@ -82,7 +83,7 @@ final class Deadlines {
             if (!gone && w.deadline - now <= 0) {
                 gone = true;
                 if (loop.unqueue(w.request)) {
-                    w.request.fail(new InterruptedByTimeoutException());
+                    w.request.fail(Rules.timedOut(w.request));
                     progress = true;
                 } // else it started meanwhile: its linked timeout has what was left
             }
