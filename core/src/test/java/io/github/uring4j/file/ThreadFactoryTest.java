@@ -55,6 +55,24 @@ class ThreadFactoryTest {
             t.start();
             return t;
         }, "already started");
+        // one that starts the thread it returns, running what it is given: that loop (or worker) is running when the
+        // build refuses it, and must end (before, each refused build left a ring and a live thread behind)
+        List<Thread> started = new java.util.concurrent.CopyOnWriteArrayList<>();
+        assertRefused(backend, 2, r -> {
+            Thread t = new Thread(r);
+            t.start();
+            started.add(t);
+            try {
+                Thread.sleep(100); // long enough for what it runs to be waiting for work
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return t;
+        }, "already started");
+        for (Thread t : started) {
+            t.join(5_000);
+            assertTrue(!t.isAlive(), t + " still runs after the refused build");
+        }
         assertRefused(backend, 2, r -> {
             throw new IllegalStateException("no threads today");
         }, "no threads today");

@@ -92,7 +92,7 @@ public final class ThreadsBackend implements IoBackend {
         this.perFile = Math.max(1, config.threads);
         ThreadFactory factory = config.threadFactory;
         this.pool = new WorkerPool(config.threads, Math.max(config.threads, config.maxThreads), r -> {
-            Thread t = factory.newThread(() -> {
+            Vetted worker = new Vetted(() -> {
                 workers.add(Thread.currentThread());
                 ON_A_WORKER.set(Boolean.TRUE);
                 try {
@@ -101,12 +101,15 @@ public final class ThreadsBackend implements IoBackend {
                     workers.remove(Thread.currentThread());
                 }
             });
+            Thread t = factory.newThread(worker);
             if (t == null || t.getState() != Thread.State.NEW) {
+                worker.settle(false);
                 throw new IllegalStateException("uring4j: the executor's thread factory returned "
                         + (t == null ? "null" : "a thread that was already started (" + t + ")")
                         + " for a worker of " + config.name + ": it must return a new thread that runs the Runnable"
                         + " it is given");
             }
+            worker.settle(true);
             return t;
         });
         // One worker now: a thread factory that cannot make one fails the executor's build, not its first call.
@@ -590,5 +593,44 @@ public final class ThreadsBackend implements IoBackend {
     @Override
     public String describe() {
         return "threads, " + pool.threads() + " worker(s), " + inFlight.get() + " call(s) running";
+    }
+
+    /**
+     * A worker that runs only once its thread was accepted: a thread factory that starts the thread it returns runs
+     * the pool's worker before the thread is refused, and that worker, which the pool never counted, waited for tasks
+     * for ever (the thread lived on after the refused build, or took tasks beside the pool's own workers).
+     */
+    private static final class Vetted implements Runnable {
+        private final Runnable worker;
+        private final java.util.concurrent.CountDownLatch settled = new java.util.concurrent.CountDownLatch(1);
+        private volatile boolean accepted;
+
+        Vetted(Runnable worker) {
+            this.worker = worker;
+        }
+
+        void settle(boolean accept) {
+            accepted = accept;
+            settled.countDown();
+        }
+
+        @Override
+        public void run() {
+            boolean interrupted = false;
+            while (true) {
+                try {
+                    settled.await();
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+            if (accepted) {
+                worker.run();
+            }
+        }
     }
 }

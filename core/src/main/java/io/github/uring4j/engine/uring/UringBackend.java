@@ -140,6 +140,18 @@ public final class UringBackend implements IoBackend {
             }
         }
         if (problem != null) {
+            // A thread the factory started itself may be running this loop already, with a ring of its own, or run it
+            // later: told to end, the loop ends at once (each refused build left a ring and a live thread behind)
+            l.beginShutdown();
+            if (t != null && t.getState() != Thread.State.NEW) {
+                try {
+                    l.terminated.get(1, java.util.concurrent.TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+                    // it runs something else, or ends later: the loop is closing whenever it runs
+                }
+            }
             throw new IllegalStateException("uring4j: the executor's thread factory " + problem + " for event loop "
                     + l.name + ": it must return a new thread that runs the Runnable it is given");
         }
