@@ -83,7 +83,7 @@ import java.util.concurrent.locks.LockSupport;
  * a temporary direct buffer); direct buffers of {@code allocateDirect}, automatic and global arenas, and confined
  * arenas owned by the calling thread go to the kernel as they are.
  */
-public final class UringFileChannel extends FileChannel implements Builtin.Uninterruptible {
+public final class UringFileChannel extends JdkChannelLayout implements Builtin.Uninterruptible {
     private static final int CLOSED = 1 << 30;
     /** Heap transfers move at most this much per system call (the staging memory kept per context). */
     private static final int STAGE = Call.SCRATCH_KEPT;
@@ -218,6 +218,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
 
     private UringFileChannel(String path, int fd, Opening o, int alignment,
             java.util.function.Supplier<IoExecutor> executors) {
+        super(fd);
         this.path = path;
         this.fd = fd;
         this.flags = o.flags;
@@ -439,6 +440,7 @@ public final class UringFileChannel extends FileChannel implements Builtin.Unint
         if (interrupted) {
             Thread.currentThread().interrupt();
         }
+        jdkDescriptor.fd = -1; // before the number can be another file's, as the JDK's FileDescriptor says once closed
         Call c = Call.get();
         try {
             int r = LeanCalls.close(c.capture, fd);
