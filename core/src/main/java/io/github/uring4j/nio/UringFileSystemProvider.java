@@ -395,7 +395,27 @@ public final class UringFileSystemProvider extends FileSystemProvider {
     @Override
     public FileChannel newFileChannel(Path path, Set<? extends OpenOption> options, FileAttribute<?>... attrs)
             throws IOException {
-        return opener.open(builtinPath(path), options, attrs);
+        Path file = builtinPath(path);
+        if (openedByImageReader(file)) {
+            return builtin.newFileChannel(file, options, attrs);
+        }
+        return opener.open(file, options, attrs);
+    }
+
+    /**
+     * Whether the JDK's reader of module images ({@code jdk.internal.jimage.BasicImageReader}: the {@code jimage}
+     * tool, {@code jlink} reading an image, the boot loader's {@code jrt:} file system over another JDK's) opens
+     * {@code file}: it makes the channel uninterruptible by reflection on the JDK's channel class, and failed with
+     * {@code IllegalArgumentException} on uring4j's ("not an instance of sun.nio.ch.FileChannelImpl"). Only files
+     * named {@code modules}, as images are, have the stack looked at.
+     */
+    private static boolean openedByImageReader(Path file) {
+        Path name = file.getFileName();
+        if (name == null || !name.toString().equals("modules")) {
+            return false;
+        }
+        return Stack.WALKER.walk(frames -> frames.limit(16)
+                .anyMatch(f -> f.getClassName().equals("jdk.internal.jimage.BasicImageReader")));
     }
 
     /** {@link UringFiles#newAsynchronousFileChannel(Path, Set, ExecutorService, FileAttribute...)}. */

@@ -109,6 +109,39 @@ class ProviderChildJvmTest {
                 && !d.contains(" callerCalls=0 ") && !d.endsWith(" ringOperations=0"), d);
     }
 
+    /**
+     * The JDK's {@code jimage} tool extracts a class from a module image (a copy of this JDK's, so that the JVM has
+     * not mapped it already) on the provider as on the JDK: the JDK's image reader makes the channel it opens
+     * uninterruptible by reflection on the JDK's channel class, and failed with {@code IllegalArgumentException} on
+     * uring4j's (found by a hostile probe with {@code jimage info}); an image file gets the JDK's channel.
+     */
+    @Test
+    void theJimageToolReadsAnImageOnTheProvider() throws Exception {
+        Path jimage = Path.of(System.getProperty("java.home"), "bin", "jimage");
+        Path modules = Path.of(System.getProperty("java.home"), "lib", "modules");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isExecutable(jimage) && Files.isRegularFile(modules),
+                "no jimage tool or module image in this JDK");
+        Path image = Files.copy(modules, Files.createDirectory(tmp.resolve("image")).resolve("modules"));
+        String core = location(UringFileSystemProvider.class).toString();
+        List<byte[]> extracted = new ArrayList<>();
+        for (List<String> flags : List.of(List.<String>of(), List.of("-J--enable-native-access=ALL-UNNAMED",
+                "-J-Xbootclasspath/a:" + core, "-J" + PROPERTY))) {
+            Path out = tmp.resolve("out" + extracted.size());
+            List<String> cmd = new ArrayList<>(List.of(jimage.toString()));
+            cmd.addAll(flags);
+            cmd.addAll(List.of("extract", "--dir", out.toString(), "--include",
+                    "regex:/java.base/java/lang/Object.class", image.toString()));
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            ByteArrayOutputStream output = new ByteArrayOutputStream();
+            p.getInputStream().transferTo(output);
+            assertTrue(p.waitFor(60, TimeUnit.SECONDS), "jimage still running");
+            assertEquals(0, p.exitValue(), cmd + ":\n" + output.toString(StandardCharsets.UTF_8));
+            extracted.add(Files.readAllBytes(out.resolve("java.base/java/lang/Object.class")));
+        }
+        assertTrue(extracted.get(0).length > 1000, "Object.class of " + extracted.get(0).length + " bytes");
+        assertArrayEquals(extracted.get(0), extracted.get(1));
+    }
+
     @Test
     void anUnchangedProgramGivesTheSameResultsWithTheProviderOnTheClassPathAndOnTheModulePath() throws Exception {
         Path core = location(UringFileSystemProvider.class);
