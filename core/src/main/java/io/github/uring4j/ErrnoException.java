@@ -16,13 +16,21 @@ public class ErrnoException extends IOException {
 
     /** A message of the form {@code EBADF during READ}. */
     public ErrnoException(String operation, int errno) {
-        this(operation, errno, name(errno) + " during " + operation);
+        this(operation, errno, name(check(errno)) + " during " + operation);
     }
 
+    /** @throws IllegalArgumentException for {@code Integer.MIN_VALUE}, which is no errno and has no positive value */
     public ErrnoException(String operation, int errno, String message) {
         super(message);
-        this.errno = Math.abs(errno);
+        this.errno = Math.abs(check(errno));
         this.operation = operation;
+    }
+
+    private static int check(int errno) {
+        if (errno == Integer.MIN_VALUE) {
+            throw new IllegalArgumentException("no errno is " + errno);
+        }
+        return errno;
     }
 
     /** The positive errno value. */

@@ -68,8 +68,8 @@ public final class Errno {
 
     /** {@code "EBADF"} for 9 (or -9); {@code "errno 200"} for a value without a name here. */
     public static String name(int errno) {
-        int e = Math.abs(errno);
-        String n = e < NAMES.length ? NAMES[e] : null;
+        long e = Math.abs((long) errno); // Integer.MIN_VALUE has no int of its size
+        String n = e < NAMES.length ? NAMES[(int) e] : null;
         return n != null ? n : "errno " + e;
     }
 }

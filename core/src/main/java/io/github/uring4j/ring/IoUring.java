@@ -542,8 +542,17 @@ public final class IoUring implements AutoCloseable {
         return reap(handler, Integer.MAX_VALUE);
     }
 
-    /** As {@link #reap(CqeHandler)}, at most {@code max} completions. */
+    /**
+     * As {@link #reap(CqeHandler)}, at most {@code max} completions.
+     *
+     * @throws NullPointerException     for a null handler, before any completion is taken
+     * @throws IllegalArgumentException for a negative {@code max}
+     */
     public int reap(CqeHandler handler, int max) throws UringException {
+        java.util.Objects.requireNonNull(handler, "handler"); // a null one took the first completion with it
+        if (max < 0) {
+            throw new IllegalArgumentException("max is negative: " + max);
+        }
         checkCompletionOwner();
         if (reaping) {
             throw new IllegalStateException("reap() called while a reap() of this ring is running (from inside a"

@@ -48,8 +48,19 @@ public final class IoVecArray {
         return this;
     }
 
-    /** Entry {@code index} describes {@code length} bytes at {@code address} (the caller's to keep valid). */
+    /**
+     * Entry {@code index} describes {@code length} bytes at {@code address} (the caller's to keep valid).
+     *
+     * @throws IllegalArgumentException for a negative length (the kernel takes it as a huge one), or a null address
+     *                                  with a length
+     */
     public IoVecArray set(int index, long address, long length) {
+        if (length < 0) {
+            throw new IllegalArgumentException("negative iovec length: " + length);
+        }
+        if (address == 0 && length > 0) {
+            throw new IllegalArgumentException("null address for " + length + " bytes");
+        }
         write(index, address, length);
         scopes[index] = null;
         readOnly[index] = false;

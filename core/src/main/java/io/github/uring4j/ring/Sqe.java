@@ -160,21 +160,27 @@ public final class Sqe {
         return addr(m, what);
     }
 
-    /** A NUL-terminated path: the kernel reads up to its NUL, so one must lie inside the segment. */
+    /**
+     * A NUL-terminated path: the kernel reads up to its NUL, and at most {@code PATH_MAX} bytes, so a segment shorter
+     * than that must hold the NUL. A longer one is the kernel's to judge: it never reads past {@code PATH_MAX} bytes,
+     * and a name without a NUL within them fails with {@code ENAMETOOLONG} (refused here before, as if it had no NUL).
+     */
     private long path(MemorySegment m, String what) {
         long a = addr(m, what);
-        long n = Math.min(m.byteSize(), MAX_PATH);
+        long n = m.byteSize();
+        if (n >= MAX_PATH) {
+            return a;
+        }
         for (long i = 0; i < n; i++) {
             if (m.get(JAVA_BYTE, i) == 0) {
                 return a;
             }
         }
-        throw refuse(new IllegalArgumentException(what + " has no terminating NUL byte within its " + m.byteSize()
-                + " bytes" + (m.byteSize() > MAX_PATH ? " (looked at the first " + MAX_PATH + ": PATH_MAX)" : "")
-                + ": the kernel would read past its end (Arena.allocateFrom(String) adds one)"));
+        throw refuse(new IllegalArgumentException(what + " has no terminating NUL byte within its " + n
+                + " bytes: the kernel would read past its end (Arena.allocateFrom(String) adds one)"));
     }
 
-    /** {@code PATH_MAX}: a longer path fails in the kernel anyway. */
+    /** {@code PATH_MAX}: the most the kernel reads of a path. */
     private static final long MAX_PATH = 4096;
 
     /** A {@code struct __kernel_timespec} (16 bytes, {@link Timespec}): the kernel reads all of it. */
@@ -206,6 +212,14 @@ public final class Sqe {
             throw refuse(e);
         }
         return address;
+    }
+
+    /** A length or size the kernel would take as huge (an unsigned field) or refuse: refused here, said so. */
+    private long nonNegative(long length, String what) {
+        if (length < 0) {
+            throw refuse(new IllegalArgumentException("negative " + what + ": " + length));
+        }
+        return length;
     }
 
     private int len32(long len) {
@@ -440,6 +454,7 @@ public final class Sqe {
 
     /** {@code IORING_OP_SYNC_FILE_RANGE} ({@code SYNC_FILE_RANGE_*} flags). */
     public Sqe syncFileRange(FileTarget file, long offset, int length, int syncFlags) {
+        nonNegative(length, "length");
         prep(Uapi.IORING_OP_SYNC_FILE_RANGE, file, 0, length, offset);
         sqes.set(JAVA_INT, base + IoUringSqe.OP_FLAGS, syncFlags);
         return this;
@@ -448,11 +463,13 @@ public final class Sqe {
     /** {@code IORING_OP_FALLOCATE} ({@code FALLOC_FL_*} mode). */
     public Sqe fallocate(FileTarget file, int mode, long offset, long length) {
         // The kernel takes the length from sqe->addr and the mode from sqe->len.
+        nonNegative(length, "length");
         return prep(Uapi.IORING_OP_FALLOCATE, file, length, mode, offset);
     }
 
     /** {@code IORING_OP_FADVISE} ({@code POSIX_FADV_*}). */
     public Sqe fadvise(FileTarget file, long offset, int length, int advice) {
+        nonNegative(length, "length");
         prep(Uapi.IORING_OP_FADVISE, file, 0, length, offset);
         sqes.set(JAVA_INT, base + IoUringSqe.OP_FLAGS, advice);
         return this;
@@ -491,6 +508,7 @@ public final class Sqe {
 
     /** {@code IORING_OP_FTRUNCATE} (6.9): sets the file's size to {@code length}. */
     public Sqe ftruncate(FileTarget file, long length) {
+        nonNegative(length, "size");
         return prep(Uapi.IORING_OP_FTRUNCATE, file, 0, 0, length);
     }
 
@@ -518,6 +536,7 @@ public final class Sqe {
      * {@code outOffset}; one side must be a pipe, whose offset is {@code -1}.
      */
     public Sqe splice(FileTarget in, long inOffset, FileTarget out, long outOffset, int length, int spliceFlags) {
+        nonNegative(length, "length");
         prep(Uapi.IORING_OP_SPLICE, out, 0, length, outOffset);
         MemorySegment s = sqes;
         s.set(JAVA_LONG, base + IoUringSqe.SPLICE_OFF_IN, inOffset);

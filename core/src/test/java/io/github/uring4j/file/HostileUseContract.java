@@ -773,6 +773,22 @@ abstract class HostileUseContract {
     }
 
     /**
+     * A path longer than {@code PATH_MAX} fails with {@code ENAMETOOLONG} on both backends, opened or read whole (the
+     * io_uring backend said the path had no terminating NUL, as an {@code IllegalArgumentException}: found by a hostile
+     * probe).
+     */
+    @Test
+    void aPathLongerThanPathMaxFailsWithNameTooLong() throws Exception {
+        Path tooLong = dir.resolve("d".repeat(200)).resolve("z".repeat(4200));
+        for (CompletableFuture<?> f : List.of(AsyncFile.open(io, tooLong, StandardOpenOption.READ),
+                AsyncFile.readFile(io, tooLong, ByteBuffer.allocate(16)))) {
+            FileIOException e = assertInstanceOf(FileIOException.class, failure(f));
+            assertEquals(Errno.ENAMETOOLONG, e.errno(), e.getMessage());
+        }
+        assertNothingLeftInFlight();
+    }
+
+    /**
      * A write to a /proc file that takes none ({@code /proc/self/status}) fails with {@code ESPIPE} as the JDK's
      * channel says ("Illegal seek"), on both backends (the threads backend took the offset's refusal for a pipe's,
      * wrote without one and said {@code EINVAL}; found by a hostile probe); the file is still read.

@@ -180,6 +180,66 @@ class RingArgumentsTest {
         }
     }
 
+    /**
+     * A path segment longer than {@code PATH_MAX} is the kernel's to judge (it never reads more than that): a long
+     * name with its NUL fails there with {@code ENAMETOOLONG}, as the same call of the C library does (it was refused
+     * as having no NUL, found by a hostile probe).
+     */
+    @Test
+    void aPathLongerThanPathMaxFailsInTheKernelWithNameTooLong() throws Exception {
+        try (IoUring ring = IoUring.open(4); Arena arena = Arena.ofConfined()) {
+            String longName = dir + "/" + "d".repeat(200) + "/" + "z".repeat(4800);
+            ring.nextSqe().openat(-100, arena.allocateFrom(longName), OpenFlag.RDONLY, 0).userData(4);
+            assertEquals(-36, one(ring).res(), "ENAMETOOLONG");
+            ring.nextSqe().openat(-100, arena.allocate(5000).fill((byte) 'a'), OpenFlag.RDONLY, 0).userData(5);
+            assertEquals(-36, one(ring).res(), "ENAMETOOLONG: no NUL within PATH_MAX bytes, none read past them");
+        }
+    }
+
+    /**
+     * Lengths the kernel takes as unsigned (a negative one is a huge range) or refuses are refused before anything
+     * is claimed (a hostile probe's {@code syncFileRange} and {@code fadvise} of length -1 succeeded over 4 GiB).
+     */
+    @Test
+    void negativeLengthsAndSizesAreRefused() throws Exception {
+        try (IoUring ring = IoUring.open(4); Arena arena = Arena.ofConfined()) {
+            FileTarget f = FileTarget.fd(0);
+            java.util.List<org.junit.jupiter.api.function.Executable> calls = java.util.List.of(
+                    () -> ring.nextSqe().syncFileRange(f, 0, -1, 0),
+                    () -> ring.nextSqe().fadvise(f, 0, -1, 0),
+                    () -> ring.nextSqe().fallocate(f, 0, 0, -1),
+                    () -> ring.nextSqe().ftruncate(f, -1),
+                    () -> ring.nextSqe().splice(f, -1, FileTarget.fd(1), -1, -1, 0));
+            for (org.junit.jupiter.api.function.Executable c : calls) {
+                IllegalArgumentException e = assertThrows(IllegalArgumentException.class, c);
+                assertTrue(e.getMessage().startsWith("negative "), e.getMessage());
+            }
+            assertEquals(0, ring.sqPending(), "nothing claimed");
+            IoVecArray iov = IoVecArray.allocate(arena, 2);
+            assertThrows(IllegalArgumentException.class, () -> iov.set(0, arena.allocate(8).address(), -1));
+            assertThrows(IllegalArgumentException.class, () -> iov.set(0, 0, 4096));
+            iov.set(1, 0, 0); // nothing at no address: taken
+        }
+    }
+
+    /**
+     * {@code reap(null)} took the first ready completion with it (the head moved on before the handler was called);
+     * a negative maximum was taken as none.
+     */
+    @Test
+    void aNullHandlerOrANegativeMaximumTakesNoCompletion() throws Exception {
+        try (IoUring ring = IoUring.open(4)) {
+            ring.nextSqe().nop().userData(7);
+            ring.submitAndWait(1);
+            assertThrows(NullPointerException.class, () -> ring.reap(null));
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> ring.reap((u, r, f) -> { }, -1));
+            assertTrue(e.getMessage().contains("-1"), e.getMessage());
+            assertEquals(1, ring.cqReady(), "the completion is still there");
+            assertEquals(7, one(ring).userData());
+        }
+    }
+
     /** A timespec of any duration a {@code Duration} holds (toNanos() overflowed past 292 years); negative refused. */
     @Test
     void timespecsTakeEveryDuration() {
