@@ -3,21 +3,25 @@ package io.github.uring4j.engine;
 import java.lang.ref.Cleaner;
 
 /**
- * The one cleaner above the ring layer: it closes files, executors, buffer pools and drop-in channels dropped
- * without {@code close()}, on one daemon thread for all of them. (Rings dropped unclosed have their own, in the ring
- * layer, which sits below this one.)
+ * The cleaners above the ring layer, each on one daemon thread: one closes files and drop-in channels dropped without
+ * {@code close()}, the other executors and buffer pools, whose release takes milliseconds (loops to end, shared arenas
+ * closed, each a handshake with every thread): on one thread for all, a program that dropped executors or pools by
+ * the thousand held back the descriptors of its dropped files (a hostile probe ran out of descriptors, at 20,000,
+ * where the JDK's channels alone stayed under 900). (Rings dropped unclosed have their own, in the ring layer, which
+ * sits below this one.)
  */
 public final class Cleaners {
     private static volatile Cleaner cleaner;
+    private static volatile Cleaner slow;
 
     private Cleaners() {
     }
 
     /**
-     * The cleaner, made on first use. Not in a static initializer: a thread that cannot be started there (the thread
-     * limit reached for a moment) failed the class for good, and every later use of the library with it
-     * ({@code NoClassDefFoundError}); here the error is said ({@code OutOfMemoryError: unable to create native
-     * thread}) and the next use tries again.
+     * The cleaner of files and channels, made on first use. Not in a static initializer: a thread that cannot be
+     * started there (the thread limit reached for a moment) failed the class for good, and every later use of the
+     * library with it ({@code NoClassDefFoundError}); here the error is said ({@code OutOfMemoryError: unable to
+     * create native thread}) and the next use tries again.
      */
     public static Cleaner cleaner() {
         Cleaner c = cleaner;
@@ -25,16 +29,35 @@ public final class Cleaners {
             synchronized (Cleaners.class) {
                 c = cleaner;
                 if (c == null) {
-                    c = Cleaner.create(r -> {
-                        Thread t = new Thread(r, "uring4j-cleaner");
-                        t.setDaemon(true);
-                        return t;
-                    });
+                    c = make("uring4j-cleaner");
                     cleaner = c;
                 }
             }
         }
         return c;
+    }
+
+    /** The cleaner of executors and buffer pools, made on first use, as {@link #cleaner()}. */
+    public static Cleaner slowCleaner() {
+        Cleaner c = slow;
+        if (c == null) {
+            synchronized (Cleaners.class) {
+                c = slow;
+                if (c == null) {
+                    c = make("uring4j-cleaner-executors-pools");
+                    slow = c;
+                }
+            }
+        }
+        return c;
+    }
+
+    private static Cleaner make(String name) {
+        return Cleaner.create(r -> {
+            Thread t = new Thread(r, name);
+            t.setDaemon(true);
+            return t;
+        });
     }
 
     private static final java.util.concurrent.atomic.AtomicBoolean WARNED =

@@ -12,12 +12,15 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class PinnedRegion {
     private static final long CLOSED = 1L << 62;
-    private static volatile PinnedRegion[] open = new PinnedRegion[0];
     /**
-     * The open regions by scope, looked up once there are more than {@link #SCAN} (a program with thousands of pools
-     * looked through all of them for each operation on a segment). A region is in it before it is in {@link #open}
-     * and until it has left it.
+     * The open regions while there are at most {@link #SCAN} of them (a scan of a few is quicker than a lookup), null
+     * while there are more: then {@link #BY_SCOPE} answers. Remade under the class's lock only while it is that small:
+     * a copy of every open region per region made or freed cost each pool built or dropped time in the number of pools
+     * open, under one lock, and dropped pools piled up faster than the cleaner could free them (a hostile probe: 15,000
+     * pools of 64 KiB built and dropped, 600 MB not yet freed).
      */
+    private static volatile PinnedRegion[] few = new PinnedRegion[0];
+    /** Every open region by scope (written under the class's lock): a region is in it until it has been freed. */
     private static final java.util.Map<MemorySegment.Scope, PinnedRegion> BY_SCOPE =
             new java.util.concurrent.ConcurrentHashMap<>();
     private static final int SCAN = 8;
@@ -37,22 +40,24 @@ public final class PinnedRegion {
         this.count = count;
         synchronized (PinnedRegion.class) {
             BY_SCOPE.put(memory.scope(), this);
-            PinnedRegion[] now = open;
-            PinnedRegion[] next = java.util.Arrays.copyOf(now, now.length + 1);
-            next[now.length] = this;
-            open = next;
+            few = fewOrNull();
         }
+    }
+
+    /** The open regions as an array if there are at most {@link #SCAN}, else null (under the class's lock). */
+    private static PinnedRegion[] fewOrNull() {
+        return BY_SCOPE.size() <= SCAN ? BY_SCOPE.values().toArray(new PinnedRegion[0]) : null;
     }
 
     /** Regions not freed yet, in all (tests and diagnostics). */
     public static int openRegions() {
-        return open.length;
+        return BY_SCOPE.size();
     }
 
     /** The open region {@code scope} belongs to, or null. */
     static PinnedRegion of(MemorySegment.Scope scope) {
-        PinnedRegion[] regions = open;
-        if (regions.length > SCAN) {
+        PinnedRegion[] regions = few;
+        if (regions == null) {
             return BY_SCOPE.get(scope);
         }
         for (PinnedRegion r : regions) {
@@ -126,16 +131,8 @@ public final class PinnedRegion {
             return; // a pin that lost the race with close() let go after the region was already freed
         }
         synchronized (PinnedRegion.class) {
-            PinnedRegion[] now = open;
-            int n = 0;
-            PinnedRegion[] next = new PinnedRegion[Math.max(0, now.length - 1)];
-            for (PinnedRegion r : now) {
-                if (r != this && n < next.length) {
-                    next[n++] = r;
-                }
-            }
-            open = n == next.length ? next : java.util.Arrays.copyOf(next, n);
             BY_SCOPE.remove(memory.scope());
+            few = fewOrNull();
         }
         arena.close();
     }

@@ -98,7 +98,7 @@ public final class BufferPool implements AutoCloseable {
             }
             this.registeredWith = with;
             this.registrationFailure = failure;
-            this.cleanable = io.github.uring4j.engine.Cleaners.cleaner().register(this,
+            this.cleanable = io.github.uring4j.engine.Cleaners.slowCleaner().register(this,
                     new Closing(made, with == null ? null : with.backend));
             built = true;
         } finally {

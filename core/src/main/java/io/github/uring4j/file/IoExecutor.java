@@ -147,7 +147,7 @@ public final class IoExecutor implements AutoCloseable {
         this.life = new Lifecycle(backend);
         this.mbean = register();
         life.mbean = mbean;
-        this.cleanable = io.github.uring4j.engine.Cleaners.cleaner().register(this, life);
+        this.cleanable = io.github.uring4j.engine.Cleaners.slowCleaner().register(this, life);
     }
 
 
