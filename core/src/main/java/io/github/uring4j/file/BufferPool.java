@@ -68,6 +68,9 @@ public final class BufferPool implements AutoCloseable {
         if (b.register != null) {
             b.register.checkOpen(); // before the memory is made: a pool refused here held all of it for good
         }
+        // pools dropped without close() and found unreachable: two released here before one more is made, so that
+        // a program dropping them faster than the cleaner's thread releases them pays for them as it goes
+        io.github.uring4j.engine.Cleaners.POOLS.help(2);
         PinnedRegion made = new PinnedRegion(total, Math.max(alignment, 4096), bufferSize, count);
         this.region = made;
         IoExecutor with = null;
@@ -98,7 +101,7 @@ public final class BufferPool implements AutoCloseable {
             }
             this.registeredWith = with;
             this.registrationFailure = failure;
-            this.cleanable = io.github.uring4j.engine.Cleaners.slowCleaner().register(this,
+            this.cleanable = io.github.uring4j.engine.Cleaners.POOLS.register(this,
                     new Closing(made, with == null ? null : with.backend));
             built = true;
         } finally {
