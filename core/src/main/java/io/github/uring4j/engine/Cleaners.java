@@ -4,15 +4,15 @@ import java.lang.ref.Cleaner;
 
 /**
  * The cleaners above the ring layer, each on one daemon thread: one closes files and drop-in channels dropped without
- * {@code close()}, the others executors and buffer pools ({@link #POOLS}), whose release takes milliseconds (loops to end, shared arenas
- * closed, each a handshake with every thread): on one thread for all, a program that dropped executors or pools by
- * the thousand held back the descriptors of its dropped files (a hostile probe ran out of descriptors, at 20,000,
- * where the JDK's channels alone stayed under 900). (Rings dropped unclosed have their own, in the ring layer, which
- * sits below this one.)
+ * {@code close()}; executors ({@link #EXECUTORS}) and buffer pools ({@link #POOLS}), whose release takes milliseconds
+ * (loops to end, shared arenas closed, each a handshake with every thread), have one each, and are also released by
+ * the threads that build new ones. On one thread for all, a program that dropped executors or pools by the thousand
+ * held back the descriptors of its dropped files (a hostile probe ran out of descriptors, at 20,000, where the JDK's
+ * channels alone stayed under 900). (Rings dropped unclosed have their own, in the ring layer, which sits below this
+ * one.)
  */
 public final class Cleaners {
     private static volatile Cleaner cleaner;
-    private static volatile Cleaner slow;
 
     private Cleaners() {
     }
@@ -37,26 +37,18 @@ public final class Cleaners {
         return c;
     }
 
-    /** The cleaner of executors, made on first use, as {@link #cleaner()}. */
-    public static Cleaner slowCleaner() {
-        Cleaner c = slow;
-        if (c == null) {
-            synchronized (Cleaners.class) {
-                c = slow;
-                if (c == null) {
-                    c = make("uring4j-cleaner-executors");
-                    slow = c;
-                }
-            }
-        }
-        return c;
-    }
-
     /**
      * Buffer pools dropped without {@code close()}: released by a thread of their own, and by each pool built, which
      * first releases up to two dropped ones ({@link HelpedReleases}).
      */
     public static final HelpedReleases POOLS = new HelpedReleases("uring4j-cleaner-pools");
+
+    /**
+     * Executors dropped without {@code close()}: released by a thread of their own, and by each executor built, which
+     * first releases one dropped one (a probe that built and dropped 100 every 20 ms reached 8,000 descriptors and
+     * 4,000 threads of rings and loops not released yet).
+     */
+    public static final HelpedReleases EXECUTORS = new HelpedReleases("uring4j-cleaner-executors");
 
     private static Cleaner make(String name) {
         return Cleaner.create(r -> {

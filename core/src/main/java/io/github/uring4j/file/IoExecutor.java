@@ -141,13 +141,16 @@ public final class IoExecutor implements AutoCloseable {
         c.syscalls = b.syscalls;
         c.errors = Errors.INSTANCE;
         c.resultFilter = b.resultFilter;
+        // an executor dropped without close() and found unreachable is released here first, so that a program that
+        // drops them faster than the cleaner's thread releases them pays for them as it goes
+        io.github.uring4j.engine.Cleaners.EXECUTORS.help(1);
         Engines.Started started = Engines.start(c, bounces);
         this.backend = started.backend();
         this.fallbackReason = started.fallbackReason();
         this.life = new Lifecycle(backend);
         this.mbean = register();
         life.mbean = mbean;
-        this.cleanable = io.github.uring4j.engine.Cleaners.slowCleaner().register(this, life);
+        this.cleanable = io.github.uring4j.engine.Cleaners.EXECUTORS.register(this, life);
     }
 
 

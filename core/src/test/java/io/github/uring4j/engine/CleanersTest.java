@@ -50,7 +50,7 @@ class CleanersTest {
 
     /** Registers, with the cleaner of executors and pools, an object dropped at once whose release waits. */
     private static void dropWithSlowRelease(CountDownLatch busy, CountDownLatch release) {
-        Cleaners.slowCleaner().register(new Object(), () -> {
+        Cleaners.EXECUTORS.register(new Object(), () -> {
             busy.countDown();
             try {
                 release.await(30, TimeUnit.SECONDS);
