@@ -824,7 +824,10 @@ public final class UringFileChannel extends JdkChannelLayout implements Builtin.
     private int iovEnd(ByteBuffer[] bufs, int offset, int length, boolean read) throws IOException {
         int end = offset;
         for (int used = 0; end < offset + length && used < IOV_MAX; end++) {
-            ByteBuffer b = Objects.requireNonNull(bufs[end]);
+            ByteBuffer b = bufs[end];
+            if (b == null) {
+                throw new NullPointerException("buffer " + end + " of the array is null");
+            }
             if (read && b.isReadOnly()) {
                 throw new IllegalArgumentException("Read-only buffer");
             }

@@ -44,7 +44,9 @@ public final class UringFiles {
         Objects.requireNonNull(options, "options");
         boolean standard = true;
         for (OpenOption o : options) {
-            standard &= Objects.requireNonNull(o) instanceof java.nio.file.StandardOpenOption;
+            // a null option is the provider's to refuse, as in the JDK's open: the default one says
+            // NullPointerException, another (a zip file system's) may refuse the call first
+            standard &= o instanceof java.nio.file.StandardOpenOption;
         }
         if (standard) {
             java.util.EnumSet<java.nio.file.StandardOpenOption> set =
@@ -67,11 +69,12 @@ public final class UringFiles {
     public static FileChannel newFileChannel(Path path, Set<? extends OpenOption> options, FileAttribute<?>... attrs)
             throws IOException {
         Objects.requireNonNull(path, "path");
-        Objects.requireNonNull(options, "options");
         if (!Builtin.isDefault(path)) {
-            // as FileChannel.open: a path of another file system (a zip file's, say) is its provider's to open
+            // as FileChannel.open: a path of another file system (a zip file's, say) is its provider's to open, with
+            // whatever options it is given
             return path.getFileSystem().provider().newFileChannel(path, options, attrs);
         }
+        Objects.requireNonNull(options, "options");
         if (jdkChannels()) {
             Counters.JDK_CHANNELS.increment();
             return Builtin.provider().newFileChannel(Builtin.path(path), options, attrs);
@@ -99,11 +102,12 @@ public final class UringFiles {
     public static AsynchronousFileChannel newAsynchronousFileChannel(Path path, Set<? extends OpenOption> options,
             ExecutorService executor, FileAttribute<?>... attrs) throws IOException {
         Objects.requireNonNull(path, "path");
-        Objects.requireNonNull(options, "options");
         if (!Builtin.isDefault(path)) {
-            // as AsynchronousFileChannel.open: a path of another file system is its provider's to open
+            // as AsynchronousFileChannel.open: a path of another file system is its provider's to open (a zip file
+            // system refuses any options, null ones too, with UnsupportedOperationException)
             return path.getFileSystem().provider().newAsynchronousFileChannel(path, options, executor, attrs);
         }
+        Objects.requireNonNull(options, "options");
         if (jdkChannels()) {
             Counters.JDK_CHANNELS.increment();
             return Builtin.provider().newAsynchronousFileChannel(Builtin.path(path), options, executor, attrs);

@@ -642,6 +642,7 @@ public final class IoUring implements AutoCloseable {
 
     /** Registers {@code fds} as the fixed file table: slot i is {@code fds[i]} ({@code -1} leaves it empty). */
     public void registerFiles(int... fds) throws UringException {
+        java.util.Objects.requireNonNull(fds, "fds");
         registrar.files(fds);
     }
 
@@ -664,6 +665,7 @@ public final class IoUring implements AutoCloseable {
      * number of slots updated.
      */
     public int updateFiles(int offset, int... fds) throws UringException {
+        java.util.Objects.requireNonNull(fds, "fds");
         return registrar.updateFiles(offset, fds);
     }
 
@@ -676,6 +678,7 @@ public final class IoUring implements AutoCloseable {
      * pins the pages; they count against the locked-memory limit.
      */
     public void registerBuffers(MemorySegment... buffers) throws UringException {
+        java.util.Objects.requireNonNull(buffers, "buffers");
         registrar.buffers(buffers);
     }
 

@@ -176,6 +176,45 @@ class ProviderArgumentChecksTest {
         }
     }
 
+    /**
+     * {@code UringFiles}' opens of a zip file system's path with a {@code null} option, or a {@code null} set, fail as
+     * {@code FileChannel.open} and {@code AsynchronousFileChannel.open} do: the zip provider's answer (it refuses an
+     * asynchronous channel with {@code UnsupportedOperationException}), not a {@code NullPointerException} of uring4j's
+     * made before the call reached it (found by a hostile probe); on the default file system a {@code null} option is
+     * still a {@code NullPointerException}, and a scattering read's {@code null} buffer says which one it is.
+     */
+    @Test
+    void nullOptionsOfAnotherFileSystemsPathAreItsProvidersToRefuse() throws Exception {
+        Path zip = dir.resolve("z.zip");
+        try (FileSystem z = FileSystems.newFileSystem(zip, Map.of("create", "true"))) {
+            Path inside = Files.writeString(z.getPath("/f"), "x");
+            java.nio.file.OpenOption none = null;
+            assertEquals(kind(() -> java.nio.channels.AsynchronousFileChannel.open(inside, none)),
+                    kind(() -> UringFiles.newAsynchronousFileChannel(inside, none)));
+            Set<java.nio.file.OpenOption> noSet = null;
+            assertEquals(kind(() -> java.nio.channels.AsynchronousFileChannel.open(inside, noSet, null)),
+                    kind(() -> UringFiles.newAsynchronousFileChannel(inside, noSet, null)));
+            assertEquals(kind(() -> java.nio.channels.FileChannel.open(inside, none)),
+                    kind(() -> UringFiles.newFileChannel(inside, none)));
+            assertEquals("java.lang.UnsupportedOperationException",
+                    kind(() -> UringFiles.newAsynchronousFileChannel(inside, none)));
+        }
+        Path file = Files.writeString(dir.resolve("plain"), "abc");
+        java.nio.file.OpenOption none = null;
+        assertEquals("java.lang.NullPointerException", kind(() -> UringFiles.newFileChannel(file, none)));
+        assertEquals("java.lang.NullPointerException", kind(() -> UringFiles.newAsynchronousFileChannel(file, none)));
+        try (java.nio.channels.FileChannel ch = UringFiles.newFileChannel(file, StandardOpenOption.READ)) {
+            NullPointerException e = org.junit.jupiter.api.Assertions.assertThrows(NullPointerException.class,
+                    () -> ch.read(new java.nio.ByteBuffer[] {java.nio.ByteBuffer.allocate(1), null}));
+            assertEquals("buffer 1 of the array is null", e.getMessage());
+        }
+    }
+
+    private static String kind(Conform.Action a) {
+        String o = outcome(a);
+        return o.equals("ok") ? o : o.substring(0, o.indexOf(':'));
+    }
+
     private static String outcome(Conform.Action a) {
         try {
             Object o = a.run();
