@@ -45,7 +45,12 @@ public final class HelpedReleases {
             if (r == null) {
                 break;
             }
-            ((Release) r).clean();
+            try {
+                ((Release) r).clean();
+            } catch (RuntimeException | Error e) {
+                // another object's release: not the caller's to be told (its build goes on), as on the thread
+                Log.releaseFailed(e);
+            }
             n++;
         }
         return n;
@@ -78,7 +83,7 @@ public final class HelpedReleases {
             } catch (InterruptedException e) {
                 // a daemon of the library's own: nobody asks it to stop
             } catch (Throwable t) {
-                Log.completionFailed(t); // a release that failed: the next goes on
+                Log.releaseFailed(t); // a release that failed: the next goes on
             }
         }
     }

@@ -25,6 +25,12 @@ public final class Log {
         LOG.log(System.Logger.Level.WARNING, "uring4j: a CompletionHandler threw; the event loop carries on", t);
     }
 
+    /** The release of an object dropped without {@code close()} threw; the others are released. */
+    public static void releaseFailed(Throwable t) {
+        LOG.log(System.Logger.Level.WARNING, "uring4j: releasing an executor or buffer pool dropped without close()"
+                + " threw; the others are released", t);
+    }
+
     public static void completionFailed(Throwable t) {
         LOG.log(System.Logger.Level.WARNING, "uring4j: completing a future on the future executor threw; the others"
                 + " are completed", t);

@@ -13,6 +13,29 @@ import org.junit.jupiter.api.Test;
  * memory piling up behind one cleaner thread); an object closed before it was dropped is not released again.
  */
 class HelpedReleasesTest {
+    /** A release that throws is another object's failure: the helper's call goes on with the next, and returns. */
+    @Test
+    void aReleaseThatThrowsDoesNotEscapeTheHelper() throws Exception {
+        HelpedReleases releases = new HelpedReleases(null);
+        AtomicInteger ran = new AtomicInteger();
+        for (int i = 0; i < 4; i++) {
+            boolean fail = i % 2 == 0;
+            releases.register(new Object(), () -> {
+                ran.incrementAndGet();
+                if (fail) {
+                    throw new IllegalStateException("a release that fails (expected in this test's log)");
+                }
+            });
+        }
+        for (int i = 0; i < 500 && releases.pending() > 0; i++) {
+            System.gc();
+            Thread.sleep(2);
+            releases.help(4);
+        }
+        assertEquals(0, releases.pending());
+        assertEquals(4, ran.get());
+    }
+
     @Test
     void aHelperReleasesEachDroppedObjectOnce() throws Exception {
         HelpedReleases releases = new HelpedReleases(null);
