@@ -29,7 +29,10 @@ public final class HelpedReleases {
         this.threadName = threadName;
     }
 
-    /** As {@link Cleaner#register}: {@code action} runs once, by {@code clean()} or once {@code object} is unreachable. */
+    /**
+     * As {@link Cleaner#register}: {@code action} runs once, by {@code clean()} or once {@code object} is
+     * unreachable.
+     */
     public Cleaner.Cleanable register(Object object, Runnable action) {
         Release r = new Release(object, action);
         pending.add(r);

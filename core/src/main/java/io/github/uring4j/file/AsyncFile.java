@@ -518,8 +518,8 @@ public final class AsyncFile implements AutoCloseable {
      * A view of this file whose reads and writes each fail with
      * {@link java.nio.channels.InterruptedByTimeoutException} when they have not ended {@code timeout} after the loop
      * took them in (see "Cancellation and timeouts" above); that type takes no message, so its cause, a
-     * {@link java.util.concurrent.TimeoutException}, names the operation, the file and the timeout. The view is the file: closing the file ends its
-     * operations, and one view may be kept and used for any number of operations.
+     * {@link java.util.concurrent.TimeoutException}, names the operation, the file and the timeout. The view is the
+     * file: closing the file ends its operations, and one view may be kept and used for any number of operations.
      *
      * @throws IllegalArgumentException for a negative timeout ({@link Duration#ZERO} counts as one nanosecond)
      */

@@ -69,7 +69,8 @@ public final class NettySendFile {
             int port = ((InetSocketAddress) server.localAddress()).getPort();
             for (Path f : files) {
                 byte[] got;
-                try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port); InputStream in = s.getInputStream()) {
+                try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port);
+                        InputStream in = s.getInputStream()) {
                     s.setSoTimeout(30_000); // a send that never ends fails the run instead of holding it
                     got = in.readAllBytes();
                 }
