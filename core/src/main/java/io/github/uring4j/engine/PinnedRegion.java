@@ -42,6 +42,7 @@ public final class PinnedRegion {
             BY_SCOPE.put(memory.scope(), this);
             few = fewOrNull();
         }
+        retryBusy();
     }
 
     /** The open regions as an array if there are at most {@link #SCAN}, else null (under the class's lock). */
@@ -134,6 +135,36 @@ public final class PinnedRegion {
             BY_SCOPE.remove(memory.scope());
             few = fewOrNull();
         }
-        arena.close();
+        closeArena();
+        retryBusy();
+    }
+
+    /**
+     * Regions freed while the JDK still held their memory for an operation of its own (a channel's read or write into
+     * a buffer the program went on using after giving it back): their arenas are closed by a later region's free.
+     */
+    private static final java.util.concurrent.ConcurrentLinkedQueue<PinnedRegion> BUSY =
+            new java.util.concurrent.ConcurrentLinkedQueue<>();
+
+    /** Closes the arena, or keeps the region for a later try while the JDK holds the memory (it refuses the close). */
+    private boolean closeArena() {
+        try {
+            arena.close();
+            return true;
+        } catch (IllegalStateException inUse) {
+            // "Session is acquired by 1 clients": the memory is freed once that operation ends, by a later free
+            BUSY.add(this);
+            return false;
+        }
+    }
+
+    private static void retryBusy() {
+        for (int n = BUSY.size(); n > 0; n--) {
+            PinnedRegion r = BUSY.poll();
+            if (r == null) {
+                return;
+            }
+            r.closeArena();
+        }
     }
 }

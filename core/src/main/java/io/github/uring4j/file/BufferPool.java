@@ -298,6 +298,11 @@ public final class BufferPool implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Makes the pool. Up to two pools dropped without {@code close()} and found unreachable are closed here first,
+         * as {@code close()} would (a program that drops them faster than the library's cleaner thread frees them
+         * pays for them as it goes, instead of piling up native memory).
+         */
         public BufferPool build() {
             return new BufferPool(this);
         }

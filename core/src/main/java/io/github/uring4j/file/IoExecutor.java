@@ -726,7 +726,10 @@ public final class IoExecutor implements AutoCloseable {
         /**
          * Starts the executor. With {@link Backend#AUTO} an io_uring setup failure of the "not available here"
          * kind (EPERM from seccomp, io_uring_disabled, ENOSYS, ENOMEM) selects the threads backend and logs why,
-         * once per JVM.
+         * once per JVM. An executor dropped without {@code close()} and found unreachable is closed here first, as
+         * {@code close()} would (a program that drops them faster than the library's cleaner thread closes them pays
+         * for them as it goes, instead of piling up rings and threads): that may take as long as a close (loops that
+         * a completion handler holds up are waited for at most 2 s, with a warning).
          *
          * @throws UringUnavailableException with {@link Backend#IO_URING} when io_uring cannot be set up
          * @throws UringException            when the ring rejects these settings

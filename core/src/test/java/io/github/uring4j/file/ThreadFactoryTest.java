@@ -76,6 +76,19 @@ class ThreadFactoryTest {
         assertRefused(backend, 2, r -> {
             throw new IllegalStateException("no threads today");
         }, "no threads today");
+        // one that starts a thread running what it is given, then throws: that thread ends too (it ran the loop, or
+        // waited for ever to be accepted as a worker; found by a hostile probe)
+        started.clear();
+        assertRefused(backend, 2, r -> {
+            Thread t = new Thread(r);
+            t.start();
+            started.add(t);
+            throw new IllegalStateException("started, then failed");
+        }, "started, then failed");
+        for (Thread t : started) {
+            t.join(5_000);
+            assertTrue(!t.isAlive(), t + " still runs after the factory threw");
+        }
         // a thread that runs something else: the build waits 10 s for it, then gives up
         assertRefused(backend, 1, r -> new Thread(() -> { }), "did not run");
     }
@@ -106,6 +119,43 @@ class ThreadFactoryTest {
                     }
                 }
             }
+        }
+    }
+
+    /**
+     * A factory that gives the threads backend its first worker, then starts a thread and throws each time the pool
+     * grows: every such thread ends, and the reads are done by the worker there is (63 such threads waited for ever
+     * after 64 reads in a hostile probe).
+     */
+    @Test
+    void threadsAFactoryStartedBeforeThrowingEndWhenThePoolGrows() throws Exception {
+        Path p = dir.resolve("g");
+        Files.write(p, TestFiles.pattern(8192, 7));
+        List<Thread> started = new java.util.concurrent.CopyOnWriteArrayList<>();
+        AtomicInteger made = new AtomicInteger();
+        try (IoExecutor io = build(Backend.THREADS, 1, r -> {
+            Thread t = new Thread(r);
+            if (made.incrementAndGet() == 1) {
+                return t;
+            }
+            t.start();
+            started.add(t);
+            throw new IllegalStateException("started, then failed");
+        })) {
+            try (AsyncFile f = get(AsyncFile.open(io, p, StandardOpenOption.READ))) {
+                List<java.util.concurrent.CompletableFuture<Integer>> reads = new java.util.ArrayList<>();
+                for (int i = 0; i < 32; i++) {
+                    reads.add(f.read(ByteBuffer.allocateDirect(100), 100L * i));
+                }
+                for (var r : reads) {
+                    assertEquals(100, get(r));
+                }
+            }
+        }
+        assertTrue(!started.isEmpty(), "the pool never grew");
+        for (Thread t : started) {
+            t.join(5_000);
+            assertTrue(!t.isAlive(), t + " still runs");
         }
     }
 

@@ -101,7 +101,13 @@ public final class ThreadsBackend implements IoBackend {
                     workers.remove(Thread.currentThread());
                 }
             });
-            Thread t = factory.newThread(worker);
+            Thread t;
+            try {
+                t = factory.newThread(worker);
+            } catch (RuntimeException | Error e) {
+                worker.settle(false); // a thread it started before it threw ends without running the worker
+                throw e;
+            }
             if (t == null || t.getState() != Thread.State.NEW) {
                 worker.settle(false);
                 throw new IllegalStateException("uring4j: the executor's thread factory returned "

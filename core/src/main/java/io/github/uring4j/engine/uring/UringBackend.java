@@ -130,7 +130,14 @@ public final class UringBackend implements IoBackend {
 
     /** The thread of loop {@code i} from {@code factory}, which must give a new one of its own for each loop. */
     private Thread loopThread(ThreadFactory factory, EventLoop l, int i) {
-        Thread t = factory.newThread(l);
+        Thread t;
+        try {
+            t = factory.newThread(l);
+        } catch (RuntimeException | Error e) {
+            // it may have started a thread running the loop before it threw: that loop ends at once
+            l.beginShutdown();
+            throw e;
+        }
         String problem = t == null ? "returned null"
                 : t.getState() != Thread.State.NEW ? "returned a thread that was already started (" + t + ")"
                 : null;
