@@ -34,7 +34,15 @@ public final class HelpedReleases {
      * unreachable.
      */
     public Cleaner.Cleanable register(Object object, Runnable action) {
-        Release r = new Release(object, action);
+        return register(object, action, action);
+    }
+
+    /**
+     * As {@link #register(Object, Runnable)}, with {@code helped} run instead of {@code action} when a helper
+     * releases the object (one that must not wait for long on a thread that only wanted to build something).
+     */
+    public Cleaner.Cleanable register(Object object, Runnable action, Runnable helped) {
+        Release r = new Release(object, action, helped);
         pending.add(r);
         startThread();
         return r;
@@ -49,7 +57,7 @@ public final class HelpedReleases {
                 break;
             }
             try {
-                ((Release) r).clean();
+                ((Release) r).release(true);
             } catch (RuntimeException | Error e) {
                 // another object's release: not the caller's to be told (its build goes on), as on the thread
                 Log.releaseFailed(e);
@@ -93,19 +101,25 @@ public final class HelpedReleases {
 
     private final class Release extends PhantomReference<Object> implements Cleaner.Cleanable {
         private final Runnable action;
+        private final Runnable helped;
         private final AtomicBoolean done = new AtomicBoolean();
 
-        Release(Object object, Runnable action) {
+        Release(Object object, Runnable action, Runnable helped) {
             super(object, queue);
             this.action = action;
+            this.helped = helped;
         }
 
         @Override
         public void clean() {
+            release(false);
+        }
+
+        void release(boolean byHelper) {
             if (done.compareAndSet(false, true)) {
                 pending.remove(this);
                 clear();
-                action.run();
+                (byHelper ? helped : action).run();
             }
         }
     }

@@ -56,6 +56,15 @@ public interface IoBackend {
     void shutdown();
 
     /**
+     * As {@link #shutdown()}, but returns without waiting for the backend's own threads to end: they let go of what
+     * they hold as they end. For an executor dropped without {@code close()} and released by a thread that builds
+     * another, which must not wait for a loop that a handler holds up.
+     */
+    default void shutdownWithoutWaiting() {
+        shutdown();
+    }
+
+    /**
      * Waits for {@code done} (a close) unless a thread that must complete it is kept from its work: an event loop
      * that has not turned for two seconds, held by code of the client's that blocks it (a completion handler or a
      * continuation waiting for something) or by a system call that does not return. Returns null once {@code done}

@@ -150,7 +150,7 @@ public final class IoExecutor implements AutoCloseable {
         this.life = new Lifecycle(backend);
         this.mbean = register();
         life.mbean = mbean;
-        this.cleanable = io.github.uring4j.engine.Cleaners.EXECUTORS.register(this, life);
+        this.cleanable = io.github.uring4j.engine.Cleaners.EXECUTORS.register(this, life, life::endWithoutWaiting);
     }
 
 
@@ -172,6 +172,15 @@ public final class IoExecutor implements AutoCloseable {
 
         @Override
         public void run() {
+            end(true);
+        }
+
+        /** As {@link #run()} for an executor dropped and released by a thread building another: no waiting. */
+        void endWithoutWaiting() {
+            end(false);
+        }
+
+        private void end(boolean wait) {
             synchronized (this) {
                 if (closed) {
                     return;
@@ -179,7 +188,11 @@ public final class IoExecutor implements AutoCloseable {
                 closed = true;
             }
             try {
-                backend.shutdown();
+                if (wait) {
+                    backend.shutdown();
+                } else {
+                    backend.shutdownWithoutWaiting();
+                }
                 Jmx.unregister(mbean);
             } finally {
                 synchronized (this) {
@@ -728,8 +741,8 @@ public final class IoExecutor implements AutoCloseable {
          * kind (EPERM from seccomp, io_uring_disabled, ENOSYS, ENOMEM) selects the threads backend and logs why,
          * once per JVM. An executor dropped without {@code close()} and found unreachable is closed here first, as
          * {@code close()} would (a program that drops them faster than the library's cleaner thread closes them pays
-         * for them as it goes, instead of piling up rings and threads): that may take as long as a close (loops that
-         * a completion handler holds up are waited for at most 2 s, with a warning).
+         * for them as it goes, instead of piling up rings and threads), without waiting for its loops to end: they
+         * let go of their rings and threads as they end.
          *
          * @throws UringUnavailableException with {@link Backend#IO_URING} when io_uring cannot be set up
          * @throws UringException            when the ring rejects these settings

@@ -13,6 +13,22 @@ import org.junit.jupiter.api.Test;
  * memory piling up behind one cleaner thread); an object closed before it was dropped is not released again.
  */
 class HelpedReleasesTest {
+    /** A helper runs the release meant for helpers (one that does not wait), a close the object's own. */
+    @Test
+    void aHelperRunsTheHelpersRelease() throws Exception {
+        HelpedReleases releases = new HelpedReleases(null);
+        List<String> ran = java.util.Collections.synchronizedList(new ArrayList<>());
+        var closed = releases.register(new Object(), () -> ran.add("closed: own"), () -> ran.add("closed: helper's"));
+        closed.clean();
+        releases.register(new Object(), () -> ran.add("dropped: own"), () -> ran.add("dropped: helper's"));
+        for (int i = 0; i < 500 && releases.pending() > 0; i++) {
+            System.gc();
+            Thread.sleep(2);
+            releases.help(1);
+        }
+        assertEquals(List.of("closed: own", "dropped: helper's"), ran);
+    }
+
     /** A release that throws is another object's failure: the helper's call goes on with the next, and returns. */
     @Test
     void aReleaseThatThrowsDoesNotEscapeTheHelper() throws Exception {

@@ -480,7 +480,16 @@ public final class ThreadsBackend implements IoBackend {
     }
 
     @Override
+    public void shutdownWithoutWaiting() {
+        shutdown(false);
+    }
+
+    @Override
     public void shutdown() {
+        shutdown(true);
+    }
+
+    private void shutdown(boolean wait) {
         synchronized (this) {
             if (!open) {
                 return;
@@ -505,7 +514,7 @@ public final class ThreadsBackend implements IoBackend {
                 w.request.fail(new AsynchronousCloseException());
             }
         }
-        if (workers.contains(Thread.currentThread()) || ON_A_WORKER.get() != null
+        if (!wait || workers.contains(Thread.currentThread()) || ON_A_WORKER.get() != null
                 || io.github.uring4j.engine.uring.UringBackend.onAnyLoop()) {
             // Called from a completion on a worker, of this executor or another, or on an event loop: waiting here
             // would wait for ourselves, or hold that thread (two executors whose handlers closed each other each

@@ -419,6 +419,14 @@ public final class UringBackend implements IoBackend {
     }
 
     @Override
+    public void shutdownWithoutWaiting() {
+        open = false;
+        for (EventLoop l : loops) {
+            l.beginShutdown(); // each loop ends, and frees its ring, files and memory, on its own thread
+        }
+    }
+
+    @Override
     public void shutdown() {
         open = false;
         for (EventLoop l : loops) {
