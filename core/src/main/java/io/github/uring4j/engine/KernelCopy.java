@@ -147,18 +147,7 @@ public final class KernelCopy {
         try {
             r.work();
         } finally {
-            boolean interrupted = false;
-            while (true) {
-                try {
-                    helpersDone.await();
-                    break;
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
+            Waits.awaitUninterruptibly(helpersDone);
         }
         Result result = r.result();
         if (result.copied() < count) {

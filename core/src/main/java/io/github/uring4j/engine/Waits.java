@@ -69,6 +69,22 @@ public final class Waits {
         return STATE.get().clone();
     }
 
+    /** Waits until {@code latch} opens; an interrupt does not end the wait, and the flag is set again after. */
+    public static void awaitUninterruptibly(java.util.concurrent.CountDownLatch latch) {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                latch.await();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     /**
      * Whether this thread must not wait for an operation of {@code backend}: it is one of that backend's loops,
      * which complete it, or any io_uring loop waiting for an io_uring operation (two loops each waiting for an

@@ -631,18 +631,7 @@ public final class ThreadsBackend implements IoBackend {
 
         @Override
         public void run() {
-            boolean interrupted = false;
-            while (true) {
-                try {
-                    settled.await();
-                    break;
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
+            io.github.uring4j.engine.Waits.awaitUninterruptibly(settled);
             if (accepted) {
                 worker.run();
             }
