@@ -403,9 +403,9 @@ public final class UringFileSystemProvider extends FileSystemProvider {
     }
 
     /**
-     * Whether the JDK's reader of module images ({@code jdk.internal.jimage.BasicImageReader}: the {@code jimage}
-     * tool, {@code jlink} reading an image, the boot loader's {@code jrt:} file system over another JDK's) opens
-     * {@code file}: it makes the channel uninterruptible by reflection on the JDK's channel class, and failed with
+     * Whether the JDK's reader of module images ({@code jdk.internal.jimage.BasicImageReader}, loaded by the boot
+     * loader: the {@code jimage} tool, and any of the JDK's own code that reads an image other than the running one)
+     * opens {@code file}: it makes the channel uninterruptible by reflection on the JDK's channel class, and failed with
      * {@code IllegalArgumentException} on uring4j's ("not an instance of sun.nio.ch.FileChannelImpl"). Only files
      * named {@code modules}, as images are, have the stack looked at.
      */
