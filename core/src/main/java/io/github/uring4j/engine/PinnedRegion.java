@@ -135,8 +135,8 @@ public final class PinnedRegion {
             BY_SCOPE.remove(memory.scope());
             few = fewOrNull();
         }
-        closeArena();
         retryBusy();
+        closeArena();
     }
 
     /**

@@ -410,8 +410,8 @@ public final class UringFileSystemProvider extends FileSystemProvider {
      * named {@code modules}, as images are, have the stack looked at.
      */
     private static boolean openedByImageReader(Path file) {
-        Path name = file.getFileName();
-        if (name == null || !name.toString().equals("modules")) {
+        String s = file.toString(); // kept by the JDK's path: no new string per open
+        if (!s.endsWith("modules") || s.length() > 7 && s.charAt(s.length() - 8) != '/') {
             return false;
         }
         return Stack.WALKER.walk(frames -> frames.limit(16)

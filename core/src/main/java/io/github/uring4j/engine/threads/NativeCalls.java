@@ -57,7 +57,7 @@ final class NativeCalls implements Calls {
             long res;
             do {
                 res = read ? sys.pread(fd, m, r.length, r.position) : sys.pwrite(fd, m, r.length, r.position);
-                if (res == -Errno.ESPIPE && !regularFile(fd)) {
+                if (res == -Errno.ESPIPE && offsetless(f)) {
                     // pipes, sockets and character devices have no offsets, and may wait for ever
                     blockFromNowOn(f);
                     r.untilEnd = false; // a whole-file read of a pipe or a device reads once
@@ -280,7 +280,7 @@ final class NativeCalls implements Calls {
             do {
                 res = r.kind == Request.READV ? sys.pread(fd, m, len, r.position + total)
                         : sys.pwrite(fd, m, len, r.position + total);
-                if (res == -Errno.ESPIPE && !regularFile(fd)) {
+                if (res == -Errno.ESPIPE && offsetless(f)) {
                     // a FIFO, pipe or device (ESPIPE said so before): no offsets, and a wait that could last for
                     // ever, so one buffer's worth as a single read or write of it (a short transfer, as readv's may be)
                     if (len == 0) {
@@ -402,10 +402,18 @@ final class NativeCalls implements Calls {
     }
 
     /**
-     * Whether {@code fd} is a regular file: one that refuses offsets ({@code ESPIPE}; a /proc file such as
-     * {@code /proc/self/status} when written) is not read or written as a pipe is, without an offset: that answered
-     * {@code EINVAL} where the JDK's channel and the io_uring backend say {@code ESPIPE}.
+     * Whether {@code f}, whose call said {@code ESPIPE}, has no offsets because it is no regular file (learnt once
+     * per file). A regular file that refuses offsets (a /proc file such as {@code /proc/self/status} when written)
+     * is not read or written as a pipe is, without an offset: that answered {@code EINVAL} where the JDK's channel
+     * and the io_uring backend say {@code ESPIPE}.
      */
+    private boolean offsetless(ThreadsFile f) {
+        if (!f.offsetless && !regularFile(f.fd)) {
+            f.offsetless = true; // asked once: every call of a FIFO's finds ESPIPE first
+        }
+        return f.offsetless;
+    }
+
     private boolean regularFile(int fd) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment sx = a.allocate(Statx.LAYOUT);

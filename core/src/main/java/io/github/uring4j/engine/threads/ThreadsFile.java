@@ -40,6 +40,9 @@ final class ThreadsFile extends FileHandle {
      */
     volatile int statusFlagsToRestore = -1;
 
+    /** A call found the descriptor has no offsets and is no regular file: a pipe, FIFO, socket or device. */
+    volatile boolean offsetless;
+
     /** The JDK's channel when the calls go through it (native access denied), else null. */
     final FileChannel channel;
     /**

@@ -428,10 +428,7 @@ public final class UringBackend implements IoBackend {
 
     @Override
     public void shutdown() {
-        open = false;
-        for (EventLoop l : loops) {
-            l.beginShutdown();
-        }
+        shutdownWithoutWaiting();
         if (EventLoop.onAnyLoop()) {
             // Called from a completion, of this executor (the loops finish on their own) or another (two executors
             // closing each other from their handlers would each wait for the other's loop for ever).
