@@ -78,17 +78,21 @@ class ThreadFactoryTest {
         }, "no threads today");
         // one that starts a thread running what it is given, then throws: that thread ends too (it ran the loop, or
         // waited for ever to be accepted as a worker; found by a hostile probe)
+        // (the build returns as soon as it has told the loop to end: its ring is closed once that thread has ended)
         started.clear();
-        assertRefused(backend, 2, r -> {
+        long before = rings();
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> build(backend, 2, r -> {
             Thread t = new Thread(r);
             t.start();
             started.add(t);
             throw new IllegalStateException("started, then failed");
-        }, "started, then failed");
+        }));
+        assertEquals("started, then failed", e.getMessage());
         for (Thread t : started) {
             t.join(5_000);
             assertTrue(!t.isAlive(), t + " still runs after the factory threw");
         }
+        assertEquals(before, rings(), "no ring left open");
         // a thread that runs something else: the build waits 10 s for it, then gives up
         assertRefused(backend, 1, r -> new Thread(() -> { }), "did not run");
     }
