@@ -266,6 +266,18 @@ public final class Memory {
         return n;
     }
 
+    /**
+     * Throws {@link IllegalStateException} if the memory of direct buffer {@code index} of a vector is freed (its arena
+     * or pool closed); no allocation when its base is cached.
+     */
+    public static void checkAlive(ByteBuffer direct, int index) {
+        try {
+            base(direct);
+        } catch (IllegalStateException e) {
+            throw freed("buffer " + index + " of the array");
+        }
+    }
+
     /** Whose a direct buffer's memory is: {@link #HELD}, {@link #POOL}, {@link #SHARED} or {@link #CONFINED}. */
     public static int kind(ByteBuffer direct) {
         return base(direct).kind;

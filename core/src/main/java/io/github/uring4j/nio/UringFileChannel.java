@@ -831,6 +831,11 @@ public final class UringFileChannel extends JdkChannelLayout implements Builtin.
             if (read && b.isReadOnly()) {
                 throw new IllegalArgumentException("Read-only buffer");
             }
+            if (b.isDirect()) {
+                // as the JDK's channel, before anything moves: a freed buffer further on failed the call after the
+                // buffers before it had taken bytes from the file (and the position had passed them)
+                Memory.checkAlive(b, end);
+            }
             if (direct && b.remaining() % alignment != 0) {
                 // as the JDK's channel, only the size here: the addresses of a vector are the kernel's to refuse
                 throw new IOException("Number of remaining bytes (" + b.remaining()
@@ -2039,10 +2044,16 @@ public final class UringFileChannel extends JdkChannelLayout implements Builtin.
         }
     }
 
+    /**
+     * The JDK's checks of one buffer on an {@code O_DIRECT} channel, in its order and words: where a direct buffer's
+     * position lies (its address only: the memory is not touched, so a buffer of a closed arena is refused for its
+     * alignment first, as the JDK's does), then the bytes it has to move.
+     */
     private void checkBuffer(ByteBuffer b, int remaining) throws IOException {
-        if (b.isDirect() && Memory.address(b) % alignment != 0) {
-            throw new IOException("Current location of the bytebuffer (" + b.position()
-                    + ") is not a multiple of the block size (" + alignment + ")");
+        int offset = b.isDirect() ? b.alignmentOffset(b.position(), alignment) : 0;
+        if (offset != 0) {
+            throw new IOException("Current position of the bytebuffer (" + b.position()
+                    + ") is not a multiple of the block size (" + alignment + "): alignment offset = " + offset);
         }
         if (remaining % alignment != 0) {
             throw new IOException("Number of remaining bytes (" + remaining + ") is not a multiple of the block size ("

@@ -2596,6 +2596,121 @@ abstract class FileChannelContract {
         assertArrayEquals(new byte[16384], Files.readAllBytes(p));
     }
 
+    /**
+     * A buffer of a closed arena on an {@code O_DIRECT} channel: the JDK looks at where its position lies and how many
+     * bytes it has before it asks for the memory, so an unaligned one is an {@code IOException}, an aligned one
+     * {@code IllegalStateException}; one with nothing to move is read and written as nothing. (uring4j's asked for the
+     * memory first: {@code IllegalStateException} for all.)
+     */
+    @Test
+    void directIoChecksAlignmentBeforeItFindsAClosedArena() throws Exception {
+        Path p = file("f", new byte[16384]);
+        int align = (int) Files.getFileStore(p).getBlockSize();
+        Arena arena = Arena.ofShared();
+        MemorySegment s = arena.allocate(3L * align, align);
+        ByteBuffer aligned = s.asSlice(0, align).asByteBuffer();
+        ByteBuffer offBlock = s.asSlice(1, align).asByteBuffer();
+        ByteBuffer shortOne = s.asSlice(0, 100).asByteBuffer();
+        ByteBuffer empty = s.asSlice(0, 0).asByteBuffer();
+        arena.close();
+        try (FileChannel ch = open(p, READ, WRITE, Conform.DIRECT)) {
+            for (Conform.Action a : List.<Conform.Action>of(() -> ch.read(offBlock, 0), () -> ch.write(offBlock, 0),
+                    () -> ch.read(offBlock), () -> ch.read(shortOne, 0), () -> ch.write(shortOne))) {
+                IOException e = assertThrows(IOException.class, a::run);
+                assertTrue(e.getMessage().contains("block size (" + align + ")"), e.getMessage());
+            }
+            assertTrue(assertThrows(IOException.class, () -> ch.read(offBlock, 0)).getMessage()
+                    .startsWith("Current position of the bytebuffer (0)"));
+            assertThrows(IllegalStateException.class, () -> ch.read(aligned, 0));
+            assertThrows(IllegalStateException.class, () -> ch.write(aligned));
+            assertEquals(0, ch.read(empty, 0));
+            assertEquals(0, ch.write(empty));
+            assertEquals(0, ch.position());
+            assertTrue(ch.isOpen());
+        }
+    }
+
+    /**
+     * A scattering read or gathering write whose array holds a buffer of a closed arena fails with
+     * {@code IllegalStateException} before anything moves, as the JDK's (which holds every buffer's memory before the
+     * call): uring4j's read the buffers before it into the file's next bytes, moved the position past them, then
+     * threw, and those bytes were lost. On an {@code O_DIRECT} channel that comes before the sizes are checked.
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void aClosedArenasBufferInAVectorFailsItBeforeAnythingMoves(boolean direct) throws Exception {
+        Path p = file("f", pattern(16384, 81));
+        int align = (int) Files.getFileStore(p).getBlockSize();
+        Arena arena = Arena.ofShared();
+        ByteBuffer freed = arena.allocate(align, align).asByteBuffer();
+        arena.close();
+        Set<OpenOption> o = direct ? Set.of(READ, WRITE, Conform.DIRECT) : Set.of(READ, WRITE);
+        try (FileChannel ch = open(p, o)) {
+            ByteBuffer good = ByteBuffer.allocateDirect(2 * align).alignedSlice(align).limit(align);
+            assertThrows(IllegalStateException.class, () -> ch.read(new ByteBuffer[] {good, freed}));
+            assertEquals(0, good.position(), "nothing read into the buffer before the freed one");
+            assertEquals(0, ch.position());
+            assertThrows(IllegalStateException.class, () -> ch.write(new ByteBuffer[] {good, freed}));
+            assertEquals(0, good.position());
+            assertEquals(0, ch.position());
+            ByteBuffer shortOne = ByteBuffer.allocateDirect(100);
+            assertThrows(IllegalStateException.class, () -> ch.read(new ByteBuffer[] {freed, shortOne}),
+                    "a buffer's memory is asked for before its size is checked");
+            if (direct) {
+                assertThrows(IOException.class, () -> ch.read(new ByteBuffer[] {shortOne, freed}),
+                        "the buffers are checked in turn");
+            }
+        }
+        assertArrayEquals(pattern(16384, 81), Files.readAllBytes(p));
+    }
+
+    /** A buffer's bytes up to its position, the buffer flipped (ready to write them). */
+    private static byte[] flipped(ByteBuffer b) {
+        b.flip();
+        byte[] out = new byte[b.remaining()];
+        b.duplicate().get(out);
+        return out;
+    }
+
+    /**
+     * One buffer given three times to a scattering read. The JDK's channel reads three buffers' worth from the file
+     * (its position moves by all of them): into a direct buffer three times over, so it holds the last third, and a
+     * heap buffer's copy back overflows ({@code BufferOverflowException}, the bytes lost). uring4j's reads a buffer
+     * until it is full and passes over it after that, so it reads what the buffer holds and no more. Gathering writes
+     * agree: the buffer's bytes are written three times.
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void oneBufferThreeTimesInAVector(boolean heap) throws Exception {
+        Path p = file("f", pattern(100, 82));
+        try (FileChannel ch = open(p, READ, WRITE)) {
+            ByteBuffer b = heap ? ByteBuffer.allocate(10) : ByteBuffer.allocateDirect(10);
+            ByteBuffer[] three = {b, b, b};
+            if (kind() == Kind.JDK) {
+                if (heap) {
+                    assertThrows(java.nio.BufferOverflowException.class, () -> ch.read(three));
+                } else {
+                    assertEquals(30, ch.read(three));
+                    assertArrayEquals(range(pattern(100, 82), 20, 10), flipped(b));
+                }
+                assertEquals(30, ch.position());
+            } else {
+                assertEquals(10, ch.read(three));
+                assertArrayEquals(range(pattern(100, 82), 0, 10), flipped(b));
+                assertEquals(10, ch.position());
+            }
+            ch.position(0);
+            byte[] ten = pattern(10, 83);
+            b.clear().put(ten).flip();
+            assertEquals(30, ch.write(three));
+            assertEquals(30, ch.position());
+        }
+        byte[] disk = Files.readAllBytes(p);
+        for (int i = 0; i < 3; i++) {
+            assertArrayEquals(pattern(10, 83), range(disk, 10 * i, 10), "copy " + i);
+        }
+    }
+
     // ===================================================================================== virtual threads
 
     /**
