@@ -267,14 +267,21 @@ public final class Memory {
     }
 
     /**
-     * Throws {@link IllegalStateException} if the memory of direct buffer {@code index} of a vector is freed (its arena
-     * or pool closed); no allocation when its base is cached.
+     * Throws what the JDK's channels throw before a vector's call moves anything, if direct buffer {@code index} of
+     * it may not be used by this thread: {@link IllegalStateException} when its memory is freed (its arena or pool
+     * closed), {@link WrongThreadException} when a confined arena of another thread owns it. No allocation for a
+     * buffer of another kind whose base is cached.
      */
-    public static void checkAlive(ByteBuffer direct, int index) {
+    public static void checkUsable(ByteBuffer direct, int index) {
+        Base b;
         try {
-            base(direct);
+            b = base(direct);
         } catch (IllegalStateException e) {
             throw freed("buffer " + index + " of the array");
+        }
+        if (b.kind == CONFINED && !MemorySegment.ofBuffer(direct).isAccessibleBy(Thread.currentThread())) {
+            throw new WrongThreadException("buffer " + index + " of the array belongs to a confined arena of another"
+                    + " thread");
         }
     }
 

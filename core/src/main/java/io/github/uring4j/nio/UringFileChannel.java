@@ -832,9 +832,10 @@ public final class UringFileChannel extends JdkChannelLayout implements Builtin.
                 throw new IllegalArgumentException("Read-only buffer");
             }
             if (b.isDirect()) {
-                // as the JDK's channel, before anything moves: a freed buffer further on failed the call after the
-                // buffers before it had taken bytes from the file (and the position had passed them)
-                Memory.checkAlive(b, end);
+                // as the JDK's channel, before anything moves: a freed buffer further on (or another thread's
+                // confined one) failed the call after the buffers before it had taken bytes from the file (and the
+                // position had passed them)
+                Memory.checkUsable(b, end);
             }
             if (direct && b.remaining() % alignment != 0) {
                 // as the JDK's channel, only the size here: the addresses of a vector are the kernel's to refuse

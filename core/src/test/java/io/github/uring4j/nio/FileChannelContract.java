@@ -2632,7 +2632,8 @@ abstract class FileChannelContract {
 
     /**
      * A scattering read or gathering write whose array holds a buffer of a closed arena fails with
-     * {@code IllegalStateException} before anything moves, as the JDK's (which holds every buffer's memory before the
+     * {@code IllegalStateException} before anything moves (another thread's confined one with
+     * {@code WrongThreadException}), as the JDK's (which holds every buffer's memory before the
      * call): uring4j's read the buffers before it into the file's next bytes, moved the position past them, then
      * threw, and those bytes were lost. On an {@code O_DIRECT} channel that comes before the sizes are checked.
      */
@@ -2660,6 +2661,15 @@ abstract class FileChannelContract {
                 assertThrows(IOException.class, () -> ch.read(new ByteBuffer[] {shortOne, freed}),
                         "the buffers are checked in turn");
             }
+            ByteBuffer[] others = new ByteBuffer[1];
+            Thread owner = new Thread(() -> others[0] = Arena.ofConfined().allocate(align, align).asByteBuffer());
+            owner.start();
+            owner.join();
+            assertThrows(WrongThreadException.class, () -> ch.read(new ByteBuffer[] {good, others[0]}));
+            assertEquals(0, good.position(), "nothing read before another thread's confined buffer");
+            assertEquals(0, ch.position());
+            assertThrows(WrongThreadException.class, () -> ch.write(new ByteBuffer[] {good, others[0]}));
+            assertEquals(0, ch.position());
         }
         assertArrayEquals(pattern(16384, 81), Files.readAllBytes(p));
     }
