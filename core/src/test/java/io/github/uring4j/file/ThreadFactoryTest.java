@@ -97,6 +97,64 @@ class ThreadFactoryTest {
         assertRefused(backend, 1, r -> new Thread(() -> { }), "did not run");
     }
 
+    /**
+     * A factory that returns a new thread for what it is given and also runs it on a thread of its own: the loop (or
+     * worker) runs on the thread it returned, and the other thread's run is refused (on io_uring with an
+     * {@code IllegalStateException} that says so) and ends. Before, io_uring's loop ran on both, each with a ring: the
+     * executor's {@code close()} waited for ever; the threads backend's pool worker ran on two threads, one of them
+     * still running after the close.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Backend.class, names = {"IO_URING", "THREADS"})
+    @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // close hung
+    void aFactoryThatAlsoRunsWhatItIsGivenElsewhereGetsItRunOnTheThreadItReturned(Backend backend) throws Exception {
+        Path p = dir.resolve("twice");
+        byte[] data = TestFiles.pattern(8192, 11);
+        Files.write(p, data);
+        List<Thread> extras = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<Throwable> refusals = new java.util.concurrent.CopyOnWriteArrayList<>();
+        long before = rings();
+        try (IoExecutor io = build(backend, 2, r -> {
+            Thread extra = new Thread(r);
+            extra.setUncaughtExceptionHandler((t, e) -> refusals.add(e));
+            extra.start();
+            extras.add(extra);
+            return new Thread(r);
+        })) {
+            for (int round = 0; round < 3; round++) {
+                try (AsyncFile f = get(AsyncFile.open(io, p, StandardOpenOption.READ))) {
+                    List<java.util.concurrent.CompletableFuture<Integer>> reads = new java.util.ArrayList<>();
+                    List<ByteBuffer> into = new java.util.ArrayList<>();
+                    for (int i = 0; i < 32; i++) {
+                        ByteBuffer b = ByteBuffer.allocateDirect(100);
+                        into.add(b);
+                        reads.add(f.read(b, 100L * i));
+                    }
+                    for (int i = 0; i < 32; i++) {
+                        assertEquals(100, get(reads.get(i)));
+                        for (int k = 0; k < 100; k++) {
+                            assertEquals(data[100 * i + k], into.get(i).get(k), "read " + i + ", byte " + k);
+                        }
+                    }
+                }
+            }
+        }
+        assertTrue(!extras.isEmpty());
+        for (Thread t : extras) {
+            t.join(5_000);
+            assertTrue(!t.isAlive(), t + " still runs");
+        }
+        assertEquals(before, rings(), "no ring left open");
+        if (backend == Backend.IO_URING) {
+            assertEquals(extras.size(), refusals.size(), "each other thread's run refused: " + refusals);
+            for (Throwable e : refusals) {
+                assertTrue(e instanceof IllegalStateException && e.getMessage().contains("runs once"), e.toString());
+            }
+        } else {
+            assertEquals(List.of(), refusals);
+        }
+    }
+
     @Test
     void theSameThreadForTwoLoopsIsRefused() throws Exception {
         Thread[] one = new Thread[1];

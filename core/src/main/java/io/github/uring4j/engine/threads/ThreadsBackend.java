@@ -105,17 +105,17 @@ public final class ThreadsBackend implements IoBackend {
             try {
                 t = factory.newThread(worker);
             } catch (RuntimeException | Error e) {
-                worker.settle(false); // a thread it started before it threw ends without running the worker
+                worker.refuse(); // a thread it started before it threw ends without running the worker
                 throw e;
             }
             if (t == null || t.getState() != Thread.State.NEW) {
-                worker.settle(false);
+                worker.refuse();
                 throw new IllegalStateException("uring4j: the executor's thread factory returned "
                         + (t == null ? "null" : "a thread that was already started (" + t + ")")
                         + " for a worker of " + config.name + ": it must return a new thread that runs the Runnable"
                         + " it is given");
             }
-            worker.settle(true);
+            worker.accept(t);
             return t;
         });
         // One worker now: a thread factory that cannot make one fails the executor's build, not its first call.
@@ -618,21 +618,32 @@ public final class ThreadsBackend implements IoBackend {
     private static final class Vetted implements Runnable {
         private final Runnable worker;
         private final java.util.concurrent.CountDownLatch settled = new java.util.concurrent.CountDownLatch(1);
-        private volatile boolean accepted;
+        /** The thread the factory returned, once accepted; null if refused. */
+        private volatile Thread accepted;
+        private final java.util.concurrent.atomic.AtomicBoolean ran = new java.util.concurrent.atomic.AtomicBoolean();
 
         Vetted(Runnable worker) {
             this.worker = worker;
         }
 
-        void settle(boolean accept) {
-            accepted = accept;
+        /** Refused: a thread that runs this ends without running the worker. */
+        void refuse() {
+            settled.countDown();
+        }
+
+        /** The worker runs once, on {@code t}. */
+        void accept(Thread t) {
+            accepted = t;
             settled.countDown();
         }
 
         @Override
         public void run() {
             io.github.uring4j.engine.Waits.awaitUninterruptibly(settled);
-            if (accepted) {
+            Thread me = Thread.currentThread();
+            // A factory that also runs the Runnable on a thread of its own, or twice: the pool's worker would run on
+            // two threads and its accounting go wrong
+            if (me == accepted && ran.compareAndSet(false, true)) {
                 worker.run();
             }
         }

@@ -63,6 +63,10 @@ final class EventLoop implements Runnable {
     /** What the loop counts, for any thread to read. */
     final LoopStats stats = new LoopStats();
     Thread thread;
+    /** Whether {@link #run} was entered on {@link #thread}: it runs once. */
+    private final java.util.concurrent.atomic.AtomicBoolean ran = new java.util.concurrent.atomic.AtomicBoolean();
+    /** The last other thread that called {@link #run} (a thread factory that ran the Runnable itself too), refused. */
+    volatile Thread refused;
     /** Turns of the loop, and whether it sleeps in the kernel now: for {@link LoopWatchdog} (opaque access). */
     private long turns;
     private boolean asleep;
@@ -354,6 +358,18 @@ final class EventLoop implements Runnable {
 
     @Override
     public void run() {
+        Thread me = Thread.currentThread();
+        if (me != thread || !ran.compareAndSet(false, true)) {
+            // A thread factory that also ran the Runnable on a thread of its own (or ran it twice): a second ring on
+            // another thread failed the loop's first calls with WrongThreadException and was left open
+            if (me != thread) {
+                refused = me;
+            }
+            Thread own = thread;
+            throw new IllegalStateException("uring4j: event loop " + name + " runs once, on the thread its"
+                    + " executor's thread factory returns" + (own == null ? "" : " (" + own + ")") + "; refused on "
+                    + me);
+        }
         ON_A_LOOP.set(Boolean.TRUE);
         try {
             init();

@@ -89,8 +89,9 @@ public final class UringBackend implements IoBackend {
                     if (failure == null) {
                         failure = new IllegalStateException("uring4j: the thread of event loop " + l.name + " ("
                                 + l.thread + "), made by the executor's thread factory, did not run the loop within "
-                                + java.util.concurrent.TimeUnit.NANOSECONDS.toSeconds(START_WAIT_NANOS) + " s: a"
-                                + " thread factory must return a new thread that runs the Runnable it is given");
+                                + java.util.concurrent.TimeUnit.NANOSECONDS.toSeconds(START_WAIT_NANOS) + " s"
+                                + (l.refused == null ? "" : " (it was run on " + l.refused + " instead, and refused)")
+                                + ": a thread factory must return a new thread that runs the Runnable it is given");
                     }
                 } catch (InterruptedException e) {
                     interrupted = true;
