@@ -39,8 +39,15 @@ public final class NativeAccess {
             cause = cause.getCause();
         }
         Module m = NativeAccess.class.getModule();
-        String flag = m.isNamed() ? "--enable-native-access=" + m.getName() : "--enable-native-access=ALL-UNNAMED";
+        // A module of a layer other than the boot layer (a plugin host's) is not reached by the command line's
+        // flag (the JVM warns "Unknown module"): the layer's creator grants it
+        String fix = !m.isNamed() ? "start Java with --enable-native-access=ALL-UNNAMED"
+                : m.getLayer() == null || m.getLayer() == ModuleLayer.boot()
+                        ? "start Java with --enable-native-access=" + m.getName()
+                        : "module " + m.getName() + " is in a module layer of its own, which the command line's"
+                                + " --enable-native-access does not reach: the code that creates the layer must call"
+                                + " ModuleLayer.Controller.enableNativeAccess for it";
         return "native access is not enabled for uring4j (" + cause.getClass().getSimpleName()
-                + (cause.getMessage() != null ? ": " + cause.getMessage() : "") + "): start Java with " + flag;
+                + (cause.getMessage() != null ? ": " + cause.getMessage() : "") + "): " + fix;
     }
 }
