@@ -75,12 +75,12 @@ public final class BackgroundWork {
             return;
         }
         try {
-            Runtime.getRuntime().addShutdownHook(new Thread("uring4j-exit") {
+            Runtime.getRuntime().addShutdownHook(LibraryThreads.shared("uring4j-exit", new Runnable() {
                 @Override
                 public void run() {
                     atExit();
                 }
-            });
+            }));
         } catch (IllegalStateException e) {
             // the JVM is exiting already: nothing to wait for that the hook could still help with
         }

@@ -51,11 +51,7 @@ public final class Cleaners {
     public static final HelpedReleases EXECUTORS = new HelpedReleases("uring4j-cleaner-executors");
 
     private static Cleaner make(String name) {
-        return Cleaner.create(r -> {
-            Thread t = new Thread(r, name);
-            t.setDaemon(true);
-            return t;
-        });
+        return Cleaner.create(r -> LibraryThreads.shared(name, r));
     }
 
     private static final java.util.concurrent.atomic.AtomicBoolean WARNED =

@@ -58,6 +58,8 @@ public final class EngineConfig {
     /** Most worker threads the threads backend grows to while calls block. */
     public int maxThreads = 256;
     public ThreadFactory threadFactory;
+    /** The process-wide default executor's: its own threads take the system class loader as context. */
+    public boolean processWide;
     public String name = "uring4j";
     /** The system-call layer; null: the real one, looked up only when a backend needs native calls. */
     public Syscalls syscalls;

@@ -79,7 +79,9 @@ public final class HelpedReleases {
         synchronized (this) {
             if (thread == null) {
                 try {
-                    thread = Thread.ofPlatform().daemon().name(threadName).start(this::run);
+                    Thread t = LibraryThreads.shared(threadName, this::run);
+                    t.start();
+                    thread = t;
                 } catch (OutOfMemoryError | RuntimeException noThread) {
                     // the thread limit: helpers release meanwhile, and the next registration tries again
                 }

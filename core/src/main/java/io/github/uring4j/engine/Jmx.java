@@ -31,11 +31,7 @@ public final class Jmx {
      */
     private static final Set<String> OWNED = ConcurrentHashMap.newKeySet();
     private static final java.util.concurrent.ScheduledExecutorService THREAD =
-            Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread t = new Thread(r, "uring4j-jmx");
-                t.setDaemon(true);
-                return t;
-            });
+            Executors.newSingleThreadScheduledExecutor(r -> LibraryThreads.shared("uring4j-jmx", r));
     /** Descriptors that must be free before the platform MBean server is first asked for. */
     static final int SPARE_DESCRIPTORS = 32;
     /** Whether this library has had the platform MBean server once (it is started then, for the JVM's life). */

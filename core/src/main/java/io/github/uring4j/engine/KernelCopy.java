@@ -42,11 +42,8 @@ public final class KernelCopy {
     static final double CACHED = 0.75;
 
     private static final AtomicInteger THREADS = new AtomicInteger();
-    private static final ExecutorService HELPERS = Executors.newCachedThreadPool(r -> {
-        Thread t = new Thread(r, "uring4j-copy-" + THREADS.incrementAndGet());
-        t.setDaemon(true);
-        return t;
-    });
+    private static final ExecutorService HELPERS = Executors.newCachedThreadPool(
+            r -> LibraryThreads.shared("uring4j-copy-" + THREADS.incrementAndGet(), r));
 
     private KernelCopy() {
     }

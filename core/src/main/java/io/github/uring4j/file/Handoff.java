@@ -163,7 +163,8 @@ final class Handoff implements Executor {
                     t = thread;
                     if (t == null) {
                         try {
-                            t = Thread.ofPlatform().daemon().name("uring4j-handoff-watch").start(Watch::run);
+                            t = io.github.uring4j.engine.LibraryThreads.shared("uring4j-handoff-watch", Watch::run);
+                            t.start();
                         } catch (OutOfMemoryError | RuntimeException noThread) {
                             return; // no thread now (the thread limit): the next hand-off watched tries again
                         }

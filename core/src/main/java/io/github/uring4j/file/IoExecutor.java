@@ -136,7 +136,8 @@ public final class IoExecutor implements AutoCloseable {
         c.inFlightBytes = b.inFlightBytes;
         c.directInFlight = b.directInFlight;
         c.threads = b.threads;
-        c.threadFactory = b.threadFactory != null ? b.threadFactory : daemonFactory(name);
+        c.processWide = b.processWide;
+        c.threadFactory = b.threadFactory != null ? b.threadFactory : daemonFactory(name, b.processWide);
         c.name = name;
         c.syscalls = b.syscalls;
         c.errors = Errors.INSTANCE;
@@ -309,11 +310,17 @@ public final class IoExecutor implements AutoCloseable {
         return Jmx.registered(mbean) ? Optional.of(mbean) : Optional.empty();
     }
 
-    private static ThreadFactory daemonFactory(String name) {
+    /**
+     * Daemons that take none of the builder's inheritable thread locals; the default executor's have the system
+     * class loader as their context, an executor a program builds has the builder's ({@code LibraryThreads}).
+     */
+    private static ThreadFactory daemonFactory(String name, boolean processWide) {
         AtomicInteger n = new AtomicInteger();
+        ClassLoader context = processWide ? ClassLoader.getSystemClassLoader()
+                : Thread.currentThread().getContextClassLoader();
         return r -> {
-            Thread t = new Thread(r, name + "-" + n.getAndIncrement());
-            t.setDaemon(true);
+            Thread t = io.github.uring4j.engine.LibraryThreads.shared(name + "-" + n.getAndIncrement(), r);
+            t.setContextClassLoader(context);
             return t;
         };
     }
@@ -348,6 +355,7 @@ public final class IoExecutor implements AutoCloseable {
                 Builder b = builder().name("uring4j-default");
                 b.backend = Backend.parse(System.getProperty(BACKEND_PROPERTY));
                 b.backendFromProperty = true;
+                b.processWide = true;
                 defaultExecutor = b.build();
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
@@ -421,6 +429,8 @@ public final class IoExecutor implements AutoCloseable {
         private ThreadFactory threadFactory;
         private Backend backend = Backend.AUTO;
         private boolean backendFromProperty;
+        /** The default executor's: its threads serve the whole process ({@code LibraryThreads}). */
+        private boolean processWide;
         private String name;
         private Syscalls syscalls;
         private ResultFilter resultFilter;

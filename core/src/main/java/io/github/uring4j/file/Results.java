@@ -95,9 +95,7 @@ final class Results {
      */
     static final class Handover {
         static final java.util.concurrent.Executor POOL = java.util.concurrent.Executors.newCachedThreadPool(r -> {
-            Thread t = new Thread(r, "uring4j-handover");
-            t.setDaemon(true);
-            return t;
+            return io.github.uring4j.engine.LibraryThreads.shared("uring4j-handover", r);
         });
     }
 

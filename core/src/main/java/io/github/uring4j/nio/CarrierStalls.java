@@ -83,11 +83,8 @@ final class CarrierStalls {
     static final int MAX_THREADS = 256;
     private static final AtomicInteger THREADS = new AtomicInteger();
     private static final ThreadPoolExecutor WRITERS = new ThreadPoolExecutor(0, MAX_THREADS, 10, TimeUnit.SECONDS,
-            new SynchronousQueue<>(), r -> {
-                Thread t = new Thread(r, "uring4j-off-carrier-" + THREADS.incrementAndGet());
-                t.setDaemon(true);
-                return t;
-            });
+            new SynchronousQueue<>(), r -> io.github.uring4j.engine.LibraryThreads.shared(
+                    "uring4j-off-carrier-" + THREADS.incrementAndGet(), r));
 
     private CarrierStalls() {
     }

@@ -47,11 +47,9 @@ import java.util.concurrent.locks.LockSupport;
 public final class UringAsynchronousFileChannel extends AsynchronousFileChannel {
     private static final AtomicInteger POOL_THREADS = new AtomicInteger();
     /** The handlers' pool when the opener names none (the JDK's channels also use a shared default pool). */
-    private static final ExecutorService DEFAULT_POOL = Executors.newCachedThreadPool(r -> {
-        Thread t = new Thread(r, "uring4j-async-channel-" + POOL_THREADS.incrementAndGet());
-        t.setDaemon(true);
-        return t;
-    });
+    private static final ExecutorService DEFAULT_POOL = Executors.newCachedThreadPool(
+            r -> io.github.uring4j.engine.LibraryThreads.shared("uring4j-async-channel-" + POOL_THREADS.incrementAndGet(),
+                    r));
 
     private final UringFileChannel file;
     private final ExecutorService handlers;

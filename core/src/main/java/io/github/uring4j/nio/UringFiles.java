@@ -150,9 +150,8 @@ public final class UringFiles {
         }
         if (!RINGS.get() && RINGS.compareAndSet(false, true)) {
             try {
-                Thread t = new Thread(io.github.uring4j.engine.BackgroundWork.counted(UringFiles::startRings),
-                        "uring4j-start");
-                t.setDaemon(true);
+                Thread t = io.github.uring4j.engine.LibraryThreads.shared("uring4j-start",
+                        io.github.uring4j.engine.BackgroundWork.counted(UringFiles::startRings));
                 t.start();
             } catch (OutOfMemoryError | RuntimeException noThread) {
                 // no thread to be had now (the thread limit): the rings start when a channel first needs them, and
@@ -180,8 +179,8 @@ public final class UringFiles {
         if (looked || !EARLY.compareAndSet(false, true)) {
             return;
         }
-        Thread t = new Thread(io.github.uring4j.engine.BackgroundWork.counted(new Linking()), "uring4j-link");
-        t.setDaemon(true);
+        Thread t = io.github.uring4j.engine.LibraryThreads.shared("uring4j-link",
+                io.github.uring4j.engine.BackgroundWork.counted(new Linking()));
         // Without native access granted, the first open is to find that out and say so (the calls would fail or
         // warn): no whole-file call is handed to the JDK meanwhile.
         LINKING.set(UringFiles.class.getModule().isNativeAccessEnabled());

@@ -83,11 +83,7 @@ public final class IoUring implements AutoCloseable {
             synchronized (IoUring.class) {
                 c = cleaner;
                 if (c == null) {
-                    c = Cleaner.create(r -> {
-                        Thread t = new Thread(r, "uring4j-ring-cleaner");
-                        t.setDaemon(true);
-                        return t;
-                    });
+                    c = Cleaner.create(r -> io.github.uring4j.engine.LibraryThreads.shared("uring4j-ring-cleaner", r));
                     cleaner = c;
                 }
             }

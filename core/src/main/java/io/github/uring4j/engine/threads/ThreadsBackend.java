@@ -157,11 +157,8 @@ public final class ThreadsBackend implements IoBackend {
             throw new RejectedExecutionException("the backend is shut down"); // no timer thread started after it
         }
         if (timer == null) {
-            timer = new ScheduledThreadPoolExecutor(1, r -> {
-                Thread t = new Thread(r, config.name + "-timer");
-                t.setDaemon(true);
-                return t;
-            });
+            timer = new ScheduledThreadPoolExecutor(1, r -> io.github.uring4j.engine.LibraryThreads.of(
+                    config.processWide, config.name + "-timer", r));
             timer.setRemoveOnCancelPolicy(true);
         }
         return timer;
@@ -520,8 +517,8 @@ public final class ThreadsBackend implements IoBackend {
             // would wait for ourselves, or hold that thread (two executors whose handlers closed each other each
             // waited the full close wait, and an event loop was held as long; the IoExecutor's javadoc promises that
             // such a close starts and returns).
-            Thread t = new Thread(this::finishShutdown, config.name + "-close");
-            t.setDaemon(true);
+            Thread t = io.github.uring4j.engine.LibraryThreads.of(config.processWide, config.name + "-close",
+                    this::finishShutdown);
             t.start();
             return;
         }

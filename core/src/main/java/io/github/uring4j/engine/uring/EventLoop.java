@@ -109,16 +109,17 @@ final class EventLoop implements Runnable {
             return;
         }
         try {
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-                exiting = true;
-                for (EventLoop l : RUNNING) {
-                    if (l.insideExit()) {
-                        l.stuckInExit();
-                    } else {
-                        l.wakeup.wake();
-                    }
-                }
-            }, "uring4j-loops-exit"));
+            Runtime.getRuntime().addShutdownHook(io.github.uring4j.engine.LibraryThreads.shared("uring4j-loops-exit",
+                    () -> {
+                        exiting = true;
+                        for (EventLoop l : RUNNING) {
+                            if (l.insideExit()) {
+                                l.stuckInExit();
+                            } else {
+                                l.wakeup.wake();
+                            }
+                        }
+                    }));
         } catch (IllegalStateException e) {
             exiting = true; // the JVM is exiting already
         }

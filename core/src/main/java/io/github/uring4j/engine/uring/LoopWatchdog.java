@@ -45,13 +45,12 @@ final class LoopWatchdog {
             WATCHED.add(new Watched(loop, thresholdNanos));
             if (thread == null) {
                 // no lambda: a JVM that writes a class archive as it exits must not be linking one on this thread
-                thread = new Thread(new Runnable() {
+                thread = io.github.uring4j.engine.LibraryThreads.shared("uring4j-loop-watchdog", new Runnable() {
                     @Override
                     public void run() {
                         LoopWatchdog.run();
                     }
-                }, "uring4j-loop-watchdog");
-                thread.setDaemon(true);
+                });
                 thread.start();
             }
         }

@@ -382,11 +382,8 @@ public final class UringBackend implements IoBackend {
             synchronized (this) {
                 b = blocking;
                 if (b == null) {
-                    b = Executors.newCachedThreadPool(r -> {
-                        Thread t = new Thread(r, config.name + "-blocking");
-                        t.setDaemon(true);
-                        return t;
-                    });
+                    b = Executors.newCachedThreadPool(r -> io.github.uring4j.engine.LibraryThreads.of(
+                            config.processWide, config.name + "-blocking", r));
                     blocking = b;
                 }
             }
