@@ -337,7 +337,16 @@ final class EventLoop implements Runnable {
         if (tries >= 1000) {
             return false;
         }
-        java.util.concurrent.locks.LockSupport.parkNanos(10_000_000L);
+        try {
+            java.util.concurrent.locks.LockSupport.parkNanos(10_000_000L);
+        } catch (Throwable parkFailed) {
+            // with the heap full even the park may throw (it did: the loop's thread died here and never ended the
+            // loop): wait without it
+            long until = System.nanoTime() + 10_000_000L;
+            while (System.nanoTime() - until < 0) {
+                Thread.onSpinWait();
+            }
+        }
         return true;
     }
 
@@ -389,16 +398,41 @@ final class EventLoop implements Runnable {
             loop();
             clean = true;
         } catch (Throwable t) {
-            started.completeExceptionally(t); // a start that failed here is said to build() (nothing once started)
             failed(t);
+            if (!started.isDone()) {
+                try {
+                    started.completeExceptionally(t); // a start that failed here is said to build()
+                } catch (Throwable again) {
+                    // the heap is full: the build learns it from the loop's end (terminated)
+                }
+            }
+            // (before, with the heap full, this completion's allocation threw first and no operation was told)
         } finally {
             // With the heap full, each step may throw again: each is tried until it is done (the steps were made
             // with the loop), since a loop thread that died here left operations untold and a close waiting for ever.
-            persist(leaveRunning);
-            persist(closeFiles);
+            // A step that still fails after that does not keep the others, and the end of the loop, from running.
+            Throwable left = persistQuietly(leaveRunning, null);
+            left = persistQuietly(closeFiles, left);
             // After a failure the kernel may still own in-flight memory: leave the scratch arena to the process.
-            persist(clean ? freeAll : freeButScratch);
-            persist(terminating);
+            left = persistQuietly(clean ? freeAll : freeButScratch, left);
+            dead = true; // whatever terminate() manages: from now on callers fail their own requests
+            left = persistQuietly(terminating, left);
+            if (left instanceof Error e) {
+                throw e;
+            }
+            if (left instanceof RuntimeException e) {
+                throw e;
+            }
+        }
+    }
+
+    /** {@link #persist}, keeping what it could not get past: the first such throwable of a sequence of steps. */
+    private static Throwable persistQuietly(Runnable step, Throwable earlier) {
+        try {
+            persist(step);
+            return earlier;
+        } catch (Throwable t) {
+            return earlier != null ? earlier : t;
         }
     }
 

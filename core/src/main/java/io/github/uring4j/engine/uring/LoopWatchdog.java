@@ -58,7 +58,20 @@ final class LoopWatchdog {
 
     private static void run() {
         try {
-            watchWhileLoopsLive();
+            while (true) {
+                try {
+                    watchWhileLoopsLive();
+                    return;
+                } catch (OutOfMemoryError e) {
+                    // the heap is full for a moment: the loops stay watched (the thread ended here, and the loops
+                    // already watched were never looked at again)
+                    try {
+                        TimeUnit.MILLISECONDS.sleep(100);
+                    } catch (Throwable ignored) {
+                        // look again now
+                    }
+                }
+            }
         } finally {
             synchronized (WATCHED) {
                 if (thread == Thread.currentThread()) {

@@ -68,7 +68,15 @@ final class Wakeup {
     /** Any thread: wakes the loop if it sleeps. */
     void wake() {
         if (state.get() == SLEEPING && state.compareAndSet(SLEEPING, WAKING)) {
-            sys.write(fd, ONE, 8);
+            try {
+                sys.write(fd, ONE, 8);
+            } catch (Throwable t) {
+                // The write did not happen (a StackOverflowError in the downcall of a caller deep in its stack, an
+                // OutOfMemoryError): the loop sleeps on, and the next producer must find it asleep and wake it. Left
+                // WAKING, no producer ever wrote again, the loop slept for good and close() waited for it for ever.
+                state.set(SLEEPING);
+                throw t;
+            }
             state.set(AWAKE);
             Thread t = napping;
             if (t != null) {

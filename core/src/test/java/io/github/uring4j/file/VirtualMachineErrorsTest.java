@@ -1,0 +1,197 @@
+package io.github.uring4j.file;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.uring4j.linux.ForwardingSyscalls;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A {@code StackOverflowError} or {@code OutOfMemoryError} in the middle of the library's work: what it interrupted
+ * fails, and nothing waits for ever afterwards. Found by a hostile probe: an overflow in the downcall that wakes a
+ * sleeping loop left the loop asleep for good (later operations got no answer, {@code close()} never returned); a
+ * full heap on a loop's thread ended the loop without telling its operations or ending it (every later operation
+ * waited for ever).
+ */
+class VirtualMachineErrorsTest {
+    @TempDir
+    Path dir;
+
+    /**
+     * The eventfd write that wakes a sleeping loop throws {@code StackOverflowError} (injected: a caller deep in its
+     * stack, whose downcall overflowed); the next operation, from an ordinary stack, wakes the loop, and everything
+     * completes, the close too.
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aStackOverflowWhileWakingTheLoopLeavesItWakeable() throws Exception {
+        Path p = dir.resolve("f");
+        Files.write(p, new byte[8192]);
+        AtomicReference<Thread> trap = new AtomicReference<>();
+        ForwardingSyscalls sys = new ForwardingSyscalls() {
+            @Override
+            public long write(int fd, MemorySegment buf, long count) {
+                if (count == 8 && trap.compareAndSet(Thread.currentThread(), null)) {
+                    throw new StackOverflowError("the test's, in the eventfd write");
+                }
+                return super.write(fd, buf, count);
+            }
+        };
+        IoExecutor io = IoExecutor.builder().backend(Backend.IO_URING).loops(1).syscalls(sys).build();
+        AsyncFile f = AsyncFile.open(io, p, StandardOpenOption.READ, StandardOpenOption.WRITE).get(10, TimeUnit.SECONDS);
+        List<CompletableFuture<Integer>> earlier = new ArrayList<>();
+        boolean overflowed = false;
+        for (int round = 0; round < 50 && !overflowed; round++) {
+            Thread.sleep(20); // the loop falls asleep in the kernel
+            trap.set(Thread.currentThread());
+            try {
+                earlier.add(f.write(ByteBuffer.wrap(new byte[] {(byte) round}), round));
+            } catch (StackOverflowError e) {
+                overflowed = true;
+            }
+            overflowed |= trap.get() == null; // the write went to the eventfd and threw, wherever that surfaced
+            trap.set(null);
+        }
+        assertTrue(overflowed, "the loop was never found asleep: nothing was tested");
+        assertEquals(16, f.write(ByteBuffer.allocate(16), 100).get(10, TimeUnit.SECONDS), "a later write completes");
+        for (CompletableFuture<Integer> e : earlier) {
+            e.handle((n, t) -> null).get(10, TimeUnit.SECONDS); // each earlier write ended, one way or the other
+        }
+        f.closeAsync().get(10, TimeUnit.SECONDS);
+        io.close();
+        assertTrue(!io.isOpen());
+    }
+
+    /**
+     * A child JVM with a 32 MiB heap keeps 64 writes in flight on one loop while another thread fills the heap for
+     * two seconds, then lets it go: every write ends (none waits for ever), a later write and open end within
+     * seconds (done, or failed with the loop's failure), and the executor closes. Before, the loop's thread died on
+     * a second {@code OutOfMemoryError} while it failed, leaving every operation, later ones included, waiting.
+     */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void aFullHeapOnTheLoopLeavesNoOperationWaiting() throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
+                "--enable-native-access=ALL-UNNAMED", "-Xmx32m", "-Djava.util.logging.config.file=/dev/null", "-cp",
+                System.getProperty("java.class.path"), FullHeap.class.getName(), dir.toString()));
+        Process child = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        Thread reader = Thread.ofPlatform().daemon().start(() -> {
+            try {
+                child.getInputStream().transferTo(out);
+            } catch (java.io.IOException e) {
+                // killed: what it said so far is reported
+            }
+        });
+        boolean ended = child.waitFor(90, TimeUnit.SECONDS);
+        if (!ended) {
+            child.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+        reader.join(10_000);
+        String text = out.toString(java.nio.charset.StandardCharsets.UTF_8);
+        System.out.println(text);
+        assertTrue(ended, "the child still ran after 90 s: " + text);
+        assertEquals(0, child.exitValue(), text);
+        assertTrue(text.contains("PENDING 0\n"), text);
+        assertTrue(text.contains("LATER WRITE ENDED"), text);
+        assertTrue(text.contains("LATER OPEN ENDED"), text);
+        assertTrue(text.contains("CLOSED"), text);
+    }
+
+    /** The child of {@link #aFullHeapOnTheLoopLeavesNoOperationWaiting}. */
+    public static final class FullHeap {
+        public static void main(String[] args) throws Exception {
+            Path p = Path.of(args[0]).resolve("heap");
+            Files.write(p, new byte[1 << 18]);
+            IoExecutor ex = IoExecutor.builder().backend(Backend.IO_URING).loops(1).build();
+            AsyncFile f = AsyncFile.open(ex, p, StandardOpenOption.READ, StandardOpenOption.WRITE)
+                    .get(10, TimeUnit.SECONDS);
+            ByteBuffer[] bufs = new ByteBuffer[64];
+            for (int i = 0; i < bufs.length; i++) {
+                bufs[i] = ByteBuffer.allocateDirect(4096);
+            }
+            @SuppressWarnings("unchecked")
+            CompletableFuture<Integer>[] fs = new CompletableFuture[bufs.length];
+            Thread filler = new Thread(() -> {
+                List<byte[]> hog = new ArrayList<>();
+                try {
+                    while (true) {
+                        hog.add(new byte[8192]);
+                    }
+                } catch (OutOfMemoryError e) {
+                    // full: hold it a while
+                }
+                try {
+                    Thread.sleep(2000);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                hog.clear();
+            });
+            filler.start();
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+            while (System.nanoTime() - end < 0) {
+                for (int i = 0; i < bufs.length; i++) {
+                    try {
+                        if (fs[i] == null || fs[i].isDone()) {
+                            bufs[i].clear();
+                            fs[i] = f.write(bufs[i], i * 4096L);
+                        }
+                    } catch (Throwable t) {
+                        // this thread's own OutOfMemoryError: go on
+                    }
+                }
+            }
+            filler.join();
+            System.gc();
+            long wait = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            int pending;
+            do {
+                pending = 0;
+                for (CompletableFuture<Integer> x : fs) {
+                    pending += x != null && !x.isDone() ? 1 : 0;
+                }
+                if (pending > 0) {
+                    Thread.sleep(50);
+                }
+            } while (pending > 0 && System.nanoTime() - wait < 0);
+            System.out.println("PENDING " + pending);
+            try {
+                f.write(ByteBuffer.allocateDirect(4096), 0).get(5, TimeUnit.SECONDS);
+                System.out.println("LATER WRITE ENDED: done");
+            } catch (ExecutionException e) {
+                System.out.println("LATER WRITE ENDED: " + e.getCause());
+            } catch (TimeoutException e) {
+                System.out.println("LATER WRITE WAITS");
+            }
+            try {
+                AsyncFile.open(ex, p, StandardOpenOption.READ).get(5, TimeUnit.SECONDS).closeAsync();
+                System.out.println("LATER OPEN ENDED: done");
+            } catch (ExecutionException e) {
+                System.out.println("LATER OPEN ENDED: " + e.getCause());
+            } catch (TimeoutException e) {
+                System.out.println("LATER OPEN WAITS");
+            }
+            Thread closer = Thread.ofPlatform().daemon().start(ex::close);
+            closer.join(10_000);
+            System.out.println(closer.isAlive() ? "CLOSE WAITS" : "CLOSED");
+            System.out.flush();
+            Runtime.getRuntime().halt(0);
+        }
+    }
+}
