@@ -33,11 +33,7 @@ public final class LeanCalls {
         Linker.Option[] all = new Linker.Option[more.length + 1];
         all[0] = ERRNO;
         System.arraycopy(more, 0, all, 1, more.length);
-        return LINKER.downcallHandle(symbol(name), fd, all);
-    }
-
-    private static MemorySegment symbol(String name) {
-        return LINKER.defaultLookup().find(name).orElseThrow(() -> new UnsatisfiedLinkError("libc has no " + name));
+        return Downcalls.link(LINKER, name, fd, all);
     }
 
     // Each handle sits in a holder class of its own and is linked on first use: a fresh JVM spends tens of
@@ -110,7 +106,7 @@ public final class LeanCalls {
                 FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
     }
     private static final class ALIGNED_ALLOC {
-        static final MethodHandle MH = LINKER.downcallHandle(symbol("aligned_alloc"),
+        static final MethodHandle MH = Downcalls.link(LINKER, "aligned_alloc",
                 FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG));
     }
     private static final class PAGE_SIZE {
@@ -118,7 +114,7 @@ public final class LeanCalls {
 
         private static long pageSizeOrDefault() {
             try {
-                MethodHandle h = LINKER.downcallHandle(symbol("getpagesize"), FunctionDescriptor.of(JAVA_INT));
+                MethodHandle h = Downcalls.link(LINKER, "getpagesize", FunctionDescriptor.of(JAVA_INT));
                 int n = (int) h.invokeExact();
                 return n > 0 ? n : 4096;
             } catch (Throwable t) {
@@ -127,7 +123,7 @@ public final class LeanCalls {
         }
     }
     private static final class FREE {
-        static final MethodHandle MH = LINKER.downcallHandle(symbol("free"), FunctionDescriptor.ofVoid(JAVA_LONG));
+        static final MethodHandle MH = Downcalls.link(LINKER, "free", FunctionDescriptor.ofVoid(JAVA_LONG));
     }
     private static final class MINCORE {
         static final MethodHandle MH = handle("mincore", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, ADDRESS));
@@ -142,8 +138,7 @@ public final class LeanCalls {
         // a C string as the target of a pointer: restricted, so it is made here, where it is first needed
         static final AddressLayout C_STRING = ADDRESS.withTargetLayout(
                 MemoryLayout.sequenceLayout(Long.MAX_VALUE, ValueLayout.JAVA_BYTE));
-        static final MethodHandle MH = LINKER.downcallHandle(
-                LINKER.defaultLookup().find("strerror").orElseThrow(), FunctionDescriptor.of(C_STRING, JAVA_INT));
+        static final MethodHandle MH = Downcalls.link(LINKER, "strerror", FunctionDescriptor.of(C_STRING, JAVA_INT));
     }
 
     /** {@code struct statvfs} on x86-64 and aarch64: {@code f_bsize} is its first field. */
@@ -161,6 +156,7 @@ public final class LeanCalls {
         // path of directories every class is a file to open, and at the descriptor limit (EMFILE) a holder first
         // needed there, close's or strerror's, could not be loaded (NoClassDefFoundError, for good at that call site).
         LeanCalls.class.getDeclaredClasses();
+        Downcalls.class.getDeclaredClasses(); // the holders' linker, and its retry
     }
 
     private LeanCalls() {
@@ -174,6 +170,8 @@ public final class LeanCalls {
         try {
             OPEN.MH.type();
             return null;
+        } catch (VirtualMachineError e) {
+            throw e; // out of memory or stack now: no answer about native access (it was taken as a refusal, for good)
         } catch (Throwable t) {
             return NativeAccess.explain(t);
         }

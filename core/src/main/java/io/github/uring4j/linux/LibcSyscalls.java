@@ -10,7 +10,6 @@ import java.lang.foreign.Linker;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
-import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
 
@@ -23,7 +22,6 @@ final class LibcSyscalls implements Syscalls {
     static final LibcSyscalls INSTANCE = new LibcSyscalls();
 
     private static final Linker LINKER = Linker.nativeLinker();
-    private static final SymbolLookup LIBC = LINKER.defaultLookup();
     private static final Linker.Option ERRNO = Linker.Option.captureCallState("errno");
     private static final StructLayout CAPTURE_LAYOUT = Linker.Option.captureStateLayout();
     private static final VarHandle ERRNO_HANDLE =
@@ -34,12 +32,10 @@ final class LibcSyscalls implements Syscalls {
             ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(CAPTURE_LAYOUT));
 
     private static MethodHandle handle(String name, FunctionDescriptor fd, Linker.Option... options) {
-        MemorySegment symbol = LIBC.find(name)
-                .orElseThrow(() -> new UnsatisfiedLinkError("libc has no " + name));
         Linker.Option[] all = new Linker.Option[options.length + 1];
         all[0] = ERRNO;
         System.arraycopy(options, 0, all, 1, options.length);
-        return LINKER.downcallHandle(symbol, fd, all);
+        return Downcalls.link(LINKER, name, fd, all);
     }
 
 

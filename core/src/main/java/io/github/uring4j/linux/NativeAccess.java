@@ -22,6 +22,8 @@ public final class NativeAccess {
                     try {
                         LibcSyscalls.linkOne(); // handles are linked on first use: link one now
                         problem = null;
+                    } catch (VirtualMachineError e) {
+                        throw e; // out of memory or stack now, not a refusal: asked again next time
                     } catch (Throwable t) {
                         problem = explain(t);
                     }
@@ -37,6 +39,12 @@ public final class NativeAccess {
         Throwable cause = t;
         while (cause.getCause() != null && !(cause instanceof IllegalCallerException)) {
             cause = cause.getCause();
+        }
+        if (cause instanceof VirtualMachineError) {
+            // the first link of a call ran out of heap or stack (and its holder class cannot be initialised again):
+            // not a refusal of native access, whatever flag is given
+            return "a native call could not be linked: the JVM ran out of " + (cause instanceof StackOverflowError
+                    ? "stack" : "memory") + " while it linked it (" + cause + ")";
         }
         Module m = NativeAccess.class.getModule();
         // A module of a layer other than the boot layer (a plugin host's) is not reached by the command line's

@@ -140,13 +140,14 @@ final class CarrierStalls {
                 error = t;
             }
             done = true;
-            LockSupport.unpark(waiter);
+            LockSupport.unpark(waiter); // may throw with the heap full (a virtual thread's unpark allocates)
         }
 
         void await() {
             boolean interrupted = false;
             while (!done) {
-                LockSupport.park(this);
+                // Timed: an unpark lost to an OutOfMemoryError on the pool's thread left the caller parked for ever
+                LockSupport.parkNanos(this, 100_000_000L);
                 if (!done && Thread.interrupted()) {
                     interrupted = true; // park would not wait while the flag is set
                 }

@@ -265,6 +265,8 @@ public final class UringFiles {
         }
         try {
             nativeProblem = LeanCalls.problem();
+        } catch (VirtualMachineError e) {
+            throw e; // the heap or the stack was full: asked again next time (it made every channel the JDK's, for good)
         } catch (Throwable t) {
             nativeProblem = io.github.uring4j.linux.NativeAccess.explain(t);
         }

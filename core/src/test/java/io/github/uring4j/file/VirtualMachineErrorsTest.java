@@ -86,9 +86,18 @@ class VirtualMachineErrorsTest {
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void aFullHeapOnTheLoopLeavesNoOperationWaiting() throws Exception {
+        String text = runChild(FullHeap.class);
+        System.out.println(text);
+        assertTrue(text.contains("PENDING 0\n"), text);
+        assertTrue(text.contains("LATER WRITE ENDED"), text);
+        assertTrue(text.contains("LATER OPEN ENDED"), text);
+        assertTrue(text.contains("CLOSED"), text);
+    }
+
+    private String runChild(Class<?> main) throws Exception {
         List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
-                "--enable-native-access=ALL-UNNAMED", "-Xmx32m", "-Djava.util.logging.config.file=/dev/null", "-cp",
-                System.getProperty("java.class.path"), FullHeap.class.getName(), dir.toString()));
+                "--enable-native-access=ALL-UNNAMED", "-Xmx32m", "-cp", System.getProperty("java.class.path"),
+                main.getName(), dir.toString()));
         Process child = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
         Thread reader = Thread.ofPlatform().daemon().start(() -> {
@@ -104,13 +113,9 @@ class VirtualMachineErrorsTest {
         }
         reader.join(10_000);
         String text = out.toString(java.nio.charset.StandardCharsets.UTF_8);
-        System.out.println(text);
         assertTrue(ended, "the child still ran after 90 s: " + text);
         assertEquals(0, child.exitValue(), text);
-        assertTrue(text.contains("PENDING 0\n"), text);
-        assertTrue(text.contains("LATER WRITE ENDED"), text);
-        assertTrue(text.contains("LATER OPEN ENDED"), text);
-        assertTrue(text.contains("CLOSED"), text);
+        return text;
     }
 
     /** The child of {@link #aFullHeapOnTheLoopLeavesNoOperationWaiting}. */
