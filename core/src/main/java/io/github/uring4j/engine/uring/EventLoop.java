@@ -403,7 +403,7 @@ final class EventLoop implements Runnable {
                 try {
                     started.completeExceptionally(t); // a start that failed here is said to build()
                 } catch (Throwable again) {
-                    // the heap is full: the build learns it from the loop's end (terminated)
+                    // the heap is full: the build waits out its start time and says the loop did not start
                 }
             }
             // (before, with the heap full, this completion's allocation threw first and no operation was told)
