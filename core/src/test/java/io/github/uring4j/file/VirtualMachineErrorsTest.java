@@ -92,6 +92,7 @@ class VirtualMachineErrorsTest {
         assertTrue(text.contains("LATER WRITE ENDED"), text);
         assertTrue(text.contains("LATER OPEN ENDED"), text);
         assertTrue(text.contains("CLOSED"), text);
+        assertTrue(text.contains("IN FLIGHT 0\n"), text);
     }
 
     private String runChild(Class<?> main) throws Exception {
@@ -192,6 +193,7 @@ class VirtualMachineErrorsTest {
             } catch (TimeoutException e) {
                 System.out.println("LATER OPEN WAITS");
             }
+            System.out.println("IN FLIGHT " + ex.inFlight());
             Thread closer = Thread.ofPlatform().daemon().start(ex::close);
             closer.join(10_000);
             System.out.println(closer.isAlive() ? "CLOSE WAITS" : "CLOSED");

@@ -995,6 +995,7 @@ final class EventLoop implements Runnable {
     }
 
     private void terminate() {
+        stats.inFlight(0); // a failed loop's last count stayed (an executor with nothing left said 1 in flight)
         synchronized (terminationLock) {
             dead = true;
             abandonQueued();
