@@ -11,7 +11,6 @@ import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.ByteBuffer;
 import java.nio.channels.AsynchronousFileChannel;
-import java.nio.channels.CompletionHandler;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -118,17 +117,7 @@ class LibraryThreadsTest {
             }
             try (AsynchronousFileChannel ch = UringFiles.newAsynchronousFileChannel(p, StandardOpenOption.READ)) {
                 CompletableFuture<Integer> done = new CompletableFuture<>();
-                ch.read(b.clear(), 0, null, new CompletionHandler<Integer, Object>() {
-                    @Override
-                    public void completed(Integer n, Object a) {
-                        done.complete(n);
-                    }
-
-                    @Override
-                    public void failed(Throwable e, Object a) {
-                        done.completeExceptionally(e);
-                    }
-                });
+                ch.read(b.clear(), 0, null, io.github.uring4j.file.TestFiles.into(done)); // on the default pool
                 done.get();
             }
             IoExecutor.defaultExecutor().jmxName();
