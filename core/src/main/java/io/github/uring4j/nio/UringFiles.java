@@ -199,6 +199,8 @@ public final class UringFiles {
         public void run() {
             try {
                 link();
+            } catch (LinkageError | VirtualMachineError e) {
+                // as startRings: the first open links what is left, and says what went wrong
             } finally {
                 LINKING.set(false);
             }
@@ -254,8 +256,9 @@ public final class UringFiles {
     private static void startRings() {
         try {
             ringExecutor();
-        } catch (RuntimeException e) {
-            // reported to whoever needs the ring
+        } catch (RuntimeException | LinkageError | VirtualMachineError e) {
+            // reported to whoever needs the ring, which starts it again (a class loader closed under this thread, an
+            // undeployed web application's: NoClassDefFoundError; a full heap): nothing to say on this thread
         }
     }
 
