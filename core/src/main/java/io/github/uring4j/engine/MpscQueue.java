@@ -46,8 +46,10 @@ public final class MpscQueue {
         NEXT.setRelease(n, (Node) null);
         Node prev = (Node) TAIL.getAndSet(this, n);
         // Between the swap and this store the queue is "inconsistent": the consumer sees the tail moved but not
-        // the link yet, and reports empty until the producer finishes.
-        NEXT.setRelease(prev, n);
+        // the link yet, and reports empty until the producer finishes. A plain (volatile) field store, not a
+        // VarHandle call: interpreted, that call is a chain of frames, and a StackOverflowError between the swap and
+        // the link (a producer deep in its stack) would have cut the queue for good, every later node unreachable.
+        prev.next = n;
     }
 
     /**
