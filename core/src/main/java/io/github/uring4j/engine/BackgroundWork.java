@@ -38,8 +38,10 @@ public final class BackgroundWork {
 
     /** {@code work}, counted from now (it is about to be handed to a thread) until it ends. */
     public static Runnable counted(Runnable work) {
-        RUNNING.incrementAndGet();
-        hook();
+        synchronized (DONE) {
+            RUNNING.incrementAndGet();
+            hook();
+        }
         return new Counted(work);
     }
 
@@ -61,30 +63,56 @@ public final class BackgroundWork {
                 work.run();
             } finally {
                 HERE.remove();
-                if (RUNNING.decrementAndGet() == 0) {
-                    synchronized (DONE) {
+                synchronized (DONE) {
+                    if (RUNNING.decrementAndGet() == 0) {
                         DONE.notifyAll();
+                        unhook();
                     }
                 }
             }
         }
     }
 
+    /**
+     * Registers the exit hook while work runs (guarded by {@link #DONE}); {@link #unhook} removes it when the last
+     * work ends: a hook registered for good kept the class loader of a web application that bundles the library from
+     * being unloaded after it closed everything.
+     */
     private static void hook() {
-        if (HOOKED.get() || !HOOKED.compareAndSet(false, true)) {
+        if (HOOKED.get()) {
             return;
         }
-        try {
-            Runtime.getRuntime().addShutdownHook(LibraryThreads.shared("uring4j-exit", new Runnable() {
+        if (exitHook == null) {
+            exitHook = LibraryThreads.shared("uring4j-exit", new Runnable() {
                 @Override
                 public void run() {
                     atExit();
                 }
-            }));
+            });
+        }
+        try {
+            Runtime.getRuntime().addShutdownHook(exitHook);
+            HOOKED.set(true);
         } catch (IllegalStateException e) {
             // the JVM is exiting already: nothing to wait for that the hook could still help with
         }
     }
+
+    /** No work runs: the hook goes (guarded by {@link #DONE}). */
+    private static void unhook() {
+        if (!HOOKED.get()) {
+            return;
+        }
+        try {
+            Runtime.getRuntime().removeShutdownHook(exitHook);
+            HOOKED.set(false);
+        } catch (IllegalStateException e) {
+            // the JVM is exiting: the hook runs (or ran)
+        }
+    }
+
+    /** The exit hook, made once; guarded by {@link #DONE}. */
+    private static Thread exitHook;
 
     private static void atExit() {
         if (RUNNING.get() == 0) {

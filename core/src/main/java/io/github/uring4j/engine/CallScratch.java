@@ -10,7 +10,7 @@ import java.lang.foreign.MemorySegment;
  * ({@link CallerReads}) and the syncs a waiting caller makes itself.
  */
 public final class CallScratch {
-    private static final ThreadLocal<CallScratch> MINE = ThreadLocal.withInitial(CallScratch::new);
+    private static final PerThread<CallScratch> MINE = new PerThread<>(CallScratch::new);
 
     /** Where {@code errno} is captured. */
     public final MemorySegment capture;

@@ -73,9 +73,10 @@ public final class HelpedReleases {
     }
 
     private void startThread() {
-        if (thread != null || threadName == null) {
+        if (threadName == null) {
             return;
         }
+        // under the lock even when a thread runs: it may be about to end (run), and must then see this registration
         synchronized (this) {
             if (thread == null) {
                 try {
@@ -92,13 +93,34 @@ public final class HelpedReleases {
     private void run() {
         while (true) {
             try {
-                ((Release) queue.remove()).clean();
+                Release r = (Release) queue.remove(IDLE_MILLIS);
+                if (r != null) {
+                    r.clean();
+                } else if (endIfIdle()) {
+                    return;
+                }
             } catch (InterruptedException e) {
                 // a daemon of the library's own: nobody asks it to stop
             } catch (Throwable t) {
                 Log.releaseFailed(t); // a release that failed: the next goes on
             }
         }
+    }
+
+    /**
+     * How long the thread waits with nothing registered before it ends (the next registration starts another): a
+     * thread that lived for ever kept the class loader of a web application that bundles the library from being
+     * unloaded after it closed everything.
+     */
+    private static final long IDLE_MILLIS = 10_000;
+
+    /** The thread ends when nothing is registered; a registration checks under the same lock (startThread). */
+    private synchronized boolean endIfIdle() {
+        if (!pending.isEmpty()) {
+            return false;
+        }
+        thread = null;
+        return true;
     }
 
     private final class Release extends PhantomReference<Object> implements Cleaner.Cleanable {

@@ -30,8 +30,20 @@ public final class Jmx {
      * uring4j (or any other code) holds fails to register here, and its bean was unregistered by this close.
      */
     private static final Set<String> OWNED = ConcurrentHashMap.newKeySet();
-    private static final java.util.concurrent.ScheduledExecutorService THREAD =
-            Executors.newSingleThreadScheduledExecutor(r -> LibraryThreads.shared("uring4j-jmx", r));
+    private static final java.util.concurrent.ScheduledExecutorService THREAD = jmxThread();
+
+    /**
+     * One thread, which ends after 10 s without work (the next registration starts another): one that lived for ever
+     * kept the class loader of a web application that bundles the library from being unloaded.
+     */
+    private static java.util.concurrent.ScheduledExecutorService jmxThread() {
+        java.util.concurrent.ScheduledThreadPoolExecutor e = new java.util.concurrent.ScheduledThreadPoolExecutor(1,
+                r -> LibraryThreads.shared("uring4j-jmx", r));
+        e.setKeepAliveTime(10, java.util.concurrent.TimeUnit.SECONDS);
+        e.allowCoreThreadTimeOut(true);
+        e.setRemoveOnCancelPolicy(true);
+        return e;
+    }
     /** Descriptors that must be free before the platform MBean server is first asked for. */
     static final int SPARE_DESCRIPTORS = 32;
     /** Whether this library has had the platform MBean server once (it is started then, for the JVM's life). */
@@ -127,6 +139,31 @@ public final class Jmx {
     }
 
     /** Unregisters {@code canonicalName} (after its registration, if that is still to run) and frees the name. */
+    /** Views of the whole process (the drop-ins'), registered while the default executor is open. */
+    private static final Set<String> PROCESS_WIDE = ConcurrentHashMap.newKeySet();
+
+    /** As {@link #register}, for a view that {@link #unregisterProcessWide} takes away with the default executor. */
+    public static String registerProcessWide(String domainAndType, Object impl, Class<?> mxbeanInterface) {
+        String name = register(domainAndType, null, impl, mxbeanInterface);
+        if (name != null) {
+            PROCESS_WIDE.add(name);
+        }
+        return name;
+    }
+
+    /**
+     * The default executor is closed: the process-wide views go with it (the next use registers them again). A view
+     * registered for good kept the class loader of a web application that bundles the library from being unloaded
+     * after it closed everything.
+     */
+    public static void unregisterProcessWide() {
+        for (String name : PROCESS_WIDE) {
+            if (PROCESS_WIDE.remove(name)) {
+                unregister(name);
+            }
+        }
+    }
+
     public static void unregister(String canonicalName) {
         if (canonicalName == null || !PRESENT) {
             return;

@@ -148,7 +148,7 @@ public final class IoExecutor implements AutoCloseable {
         Engines.Started started = Engines.start(c, bounces);
         this.backend = started.backend();
         this.fallbackReason = started.fallbackReason();
-        this.life = new Lifecycle(backend);
+        this.life = new Lifecycle(backend, b.processWide);
         this.mbean = register();
         life.mbean = mbean;
         this.cleanable = io.github.uring4j.engine.Cleaners.EXECUTORS.register(this, life, life::endWithoutWaiting);
@@ -161,11 +161,14 @@ public final class IoExecutor implements AutoCloseable {
      */
     private static final class Lifecycle implements Runnable {
         final IoBackend backend;
+        /** The default executor's: its close takes the process-wide JMX views with it. */
+        final boolean processWide;
         volatile String mbean;
         volatile boolean closed;
 
-        Lifecycle(IoBackend backend) {
+        Lifecycle(IoBackend backend, boolean processWide) {
             this.backend = backend;
+            this.processWide = processWide;
         }
 
         /** The first close has done its work (guarded by this). */
@@ -195,6 +198,9 @@ public final class IoExecutor implements AutoCloseable {
                     backend.shutdownWithoutWaiting();
                 }
                 Jmx.unregister(mbean);
+                if (processWide) {
+                    Jmx.unregisterProcessWide();
+                }
             } finally {
                 synchronized (this) {
                     ended = true;

@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * direct buffer; this one is not direct-buffer memory, so {@code -XX:MaxDirectMemorySize} does not limit it).
  *
  * <p>Heap transfers larger than {@link #SCRATCH_KEPT} go in pieces of that size. Held only for the length of the call, never while the caller waits for a ring: a platform thread keeps one in
- * a {@code ThreadLocal}; virtual threads share a small pool (a virtual thread per request would otherwise make one
+ * a {@code PerThread} of its own; virtual threads share a small pool (a virtual thread per request would otherwise make one
  * per request).
  */
 final class Call {
@@ -22,7 +22,8 @@ final class Call {
     /** Staging memory kept with a context; larger heap transfers use memory of their own for that call. */
     static final int SCRATCH_KEPT = 256 * 1024;
 
-    private static final ThreadLocal<Call> PLATFORM = ThreadLocal.withInitial(Call::new);
+    private static final io.github.uring4j.engine.PerThread<Call> PLATFORM =
+            new io.github.uring4j.engine.PerThread<>(Call::new);
     private static final int POOL = 64;
     private static final AtomicReferenceArray<Call> SHARED = new AtomicReferenceArray<>(POOL);
 

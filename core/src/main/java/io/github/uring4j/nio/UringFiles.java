@@ -29,7 +29,8 @@ public final class UringFiles {
     /** {@link #executor} runs on io_uring (checked once per executor, not per open). */
     private static volatile boolean onUring;
     private static volatile boolean warned;
-    private static volatile boolean registered;
+    /** The executor the drop-ins' JMX view was registered with (guarded by the class). */
+    private static IoExecutor registeredFor;
 
     private UringFiles() {
     }
@@ -292,16 +293,18 @@ public final class UringFiles {
         e = IoExecutor.defaultExecutor();
         onUring = e.backend() == Backend.IO_URING;
         executor = e;
-        register();
+        register(e);
         return e;
     }
 
-    private static synchronized void register() {
-        if (registered) {
+    /** The drop-ins' JMX view, once per default executor: its close takes the view with it. */
+    private static synchronized void register(IoExecutor e) {
+        if (registeredFor == e) {
             return;
         }
-        registered = true;
-        io.github.uring4j.engine.Jmx.register("io.github.uring4j:type=DropIns", null, new Beans(), DropInsMXBean.class);
+        registeredFor = e;
+        io.github.uring4j.engine.Jmx.registerProcessWide("io.github.uring4j:type=DropIns", new Beans(),
+                DropInsMXBean.class);
     }
 
     private static final class Beans implements DropInsMXBean {

@@ -369,6 +369,9 @@ final class Encoder {
         s.res[Slot.LINKED] = 0;
         s.timedOut = false;
         boolean read = r.kind == Request.READ;
+        if (!read) {
+            change(s, f);
+        }
         long a = r.address;
         int len = r.length;
         int idx = fixedIndex(a, len);
@@ -403,6 +406,9 @@ final class Encoder {
             return;
         }
         FileTarget t = f.target(loop);
+        if (r.kind == Request.WRITEV) {
+            change(s, f);
+        }
         Sqe e = r.kind == Request.READV ? ring.nextSqe().readv(t, iov, r.iovCount, r.position)
                 : ring.nextSqe().writev(t, iov, r.iovCount, r.position);
         count(e, s, Slot.MAIN);
@@ -417,13 +423,17 @@ final class Encoder {
             case Request.SIZE -> loop.inline.size(s, f) ? null : ring.nextSqe().statx(f.fd, EMPTY_PATH, At.EMPTY_PATH,
                     Statx.STATX_SIZE | Statx.STATX_TYPE, s.statx.segment());
             case Request.TRUNCATE -> {
+                change(s, f);
                 if (!loop.ftruncateOp) {
                     truncateOffLoop(s, f, r.arg);
                     yield null;
                 }
                 yield ring.nextSqe().ftruncate(t, r.arg);
             }
-            case Request.ALLOCATE -> ring.nextSqe().fallocate(t, 0, r.position, r.arg);
+            case Request.ALLOCATE -> {
+                change(s, f);
+                yield ring.nextSqe().fallocate(t, 0, r.position, r.arg);
+            }
             // The SQE's length is 32 bits, unsigned: a range longer than that becomes 0, "to the end of the file",
             // as both calls read it: more, never less.
             case Request.ADVISE -> ring.nextSqe().fadvise(t, r.position, len32OrToTheEnd(r.arg), r.flags);
@@ -432,6 +442,20 @@ final class Encoder {
         };
         if (e != null) {
             count(e, s, Slot.MAIN);
+        }
+    }
+
+    /**
+     * The slot's request changes {@code f} and is handed to the kernel (or a thread), not made by the loop: counted
+     * until it ends. The kernel runs a file's buffered writes in order on one io-wq worker, but its syncs on others,
+     * beside them: a sync encoded while such a change is in flight did not cover it (a probe found records still
+     * dirty after the force that followed them), and a write the loop made itself landed before an earlier one still
+     * in the ring (an overlapping update lost).
+     */
+    private void change(Slot s, UringFile f) {
+        if (!s.change) {
+            s.change = true;
+            f.on(loop).changes++;
         }
     }
 

@@ -95,8 +95,11 @@ final class EventLoop implements Runnable {
      * millisecond.
      */
     private static volatile boolean exiting;
-    private static final java.util.concurrent.atomic.AtomicBoolean EXIT_HOOK =
-            new java.util.concurrent.atomic.AtomicBoolean();
+    /** Guards {@link #RUNNING}'s changes and the exit hook, which is registered only while a loop runs. */
+    private static final Object HOOK_LOCK = new Object();
+    /** The exit hook (made once, registered while loops run); null until the first loop. Guarded by HOOK_LOCK. */
+    private static Thread exitHook;
+    private static boolean hooked;
     /**
      * How long an idle loop naps at a time while the JVM exits: a request ends the nap at once (its wake-up unparks the
      * loop). Naps of 1 ms, each ended by its time, kept two cores busy with 2,048 loops and their JVM from exiting
@@ -104,24 +107,57 @@ final class EventLoop implements Runnable {
      */
     static final long EXIT_NAP_NANOS = 50_000_000L;
 
-    private static void hookExit() {
-        if (EXIT_HOOK.get() || !EXIT_HOOK.compareAndSet(false, true)) {
-            return;
+    /**
+     * This loop's thread runs: it is counted for the exit, and the exit hook is registered while any loop runs. When
+     * the last loop ends the hook is removed: a hook registered for good kept the class loader of a web application
+     * that bundles the library from being unloaded after it closed everything.
+     */
+    private void enterRunning() {
+        synchronized (HOOK_LOCK) {
+            RUNNING.add(this);
+            if (hooked) {
+                return;
+            }
+            if (exitHook == null) {
+                exitHook = io.github.uring4j.engine.LibraryThreads.shared("uring4j-loops-exit", new Runnable() {
+                    @Override
+                    public void run() {
+                        atExit();
+                    }
+                });
+            }
+            try {
+                Runtime.getRuntime().addShutdownHook(exitHook);
+                hooked = true;
+            } catch (IllegalStateException e) {
+                exiting = true; // the JVM is exiting already
+            }
         }
-        try {
-            Runtime.getRuntime().addShutdownHook(io.github.uring4j.engine.LibraryThreads.shared("uring4j-loops-exit",
-                    () -> {
-                        exiting = true;
-                        for (EventLoop l : RUNNING) {
-                            if (l.insideExit()) {
-                                l.stuckInExit();
-                            } else {
-                                l.wakeup.wake();
-                            }
-                        }
-                    }));
-        } catch (IllegalStateException e) {
-            exiting = true; // the JVM is exiting already
+    }
+
+    /** This loop's thread ends; the last one to end removes the exit hook. */
+    private void leaveRunning() {
+        synchronized (HOOK_LOCK) {
+            RUNNING.remove(this);
+            if (hooked && RUNNING.isEmpty()) {
+                try {
+                    Runtime.getRuntime().removeShutdownHook(exitHook);
+                    hooked = false;
+                } catch (IllegalStateException e) {
+                    // the JVM is exiting: the hook runs (or ran) and stays registered
+                }
+            }
+        }
+    }
+
+    private static void atExit() {
+        exiting = true;
+        for (EventLoop l : RUNNING) {
+            if (l.insideExit()) {
+                l.stuckInExit();
+            } else {
+                l.wakeup.wake();
+            }
         }
     }
 
@@ -200,7 +236,7 @@ final class EventLoop implements Runnable {
         this.config = config;
         this.sys = config.syscalls();
         this.deadMessage = "uring4j event loop " + name + " failed";
-        this.leaveRunning = () -> RUNNING.remove(this);
+        this.leaveRunning = this::leaveRunning;
         this.closeFiles = () -> closer.closeAllAtShutdown();
         this.freeAll = () -> free(false);
         this.freeButScratch = () -> free(true);
@@ -392,8 +428,7 @@ final class EventLoop implements Runnable {
         boolean clean = false;
         try {
             // inside the try: with the heap full these may throw, and the thread died here without telling anyone
-            hookExit();
-            RUNNING.add(this);
+            enterRunning();
             started.complete(null);
             loop();
             clean = true;
@@ -704,7 +739,8 @@ final class EventLoop implements Runnable {
             return;
         }
         long bytes = bytesOf(r, f);
-        if (p.inflight >= config.inFlightLimit || !p.waiting.isEmpty() || tooManyBytes(f, p, bytes)) {
+        if (p.inflight >= config.inFlightLimit || !p.waiting.isEmpty() || tooManyBytes(f, p, bytes)
+                || waitsForChanges(r, f, p)) {
             p.waiting.add(r);
             stats.queued(1);
             deadlines.queued(r);
@@ -820,6 +856,19 @@ final class EventLoop implements Runnable {
         return p.inflight > 0 && p.bytes + bytes > config.inFlightBytes && inline.isRegular(f);
     }
 
+    /**
+     * Whether {@code r}, a sync, must wait until the changes of its file in flight have ended: the sync must cover
+     * them (a file's buffered writes run in order on one io-wq worker, its syncs on others, beside them; a write
+     * linked to its own sync, after buffered writes, runs after them on that worker, but not after direct writes,
+     * which the device completes in any order).
+     */
+    static boolean waitsForChanges(Request r, UringFile f, UringFile.PerLoop p) {
+        if (p.changes == 0) {
+            return false;
+        }
+        return r.kind == Request.FSYNC || r.kind == Request.SYNC_RANGE || (r.kind == Request.WRITE_SYNC && f.direct);
+    }
+
     private void take(UringFile.PerLoop p, Request r, long bytes, DeviceBudget budget) {
         p.inflight++;
         p.bytes += bytes;
@@ -873,6 +922,7 @@ final class EventLoop implements Runnable {
     /** The slot is done: free it, and let the file's next waiting request in (or finish the file's quiesce). */
     void release(Slot s) {
         Request r = s.request;
+        boolean change = s.change;
         long bytes = s.admittedBytes;
         DeviceBudget budget = s.budget;
         s.admittedBytes = 0;
@@ -893,6 +943,9 @@ final class EventLoop implements Runnable {
         UringFile.PerLoop p = f.peek(this);
         p.inflight--;
         p.bytes -= bytes;
+        if (change) {
+            p.changes--;
+        }
         if (p.quiescing) {
             if (p.inflight == 0) {
                 closer.quiesced(f);
@@ -908,7 +961,7 @@ final class EventLoop implements Runnable {
                 continue;
             }
             long need = bytesOf(next, f);
-            if (tooManyBytes(f, p, need)) {
+            if (tooManyBytes(f, p, need) || waitsForChanges(next, f, p)) {
                 break;
             }
             p.waiting.poll();

@@ -81,7 +81,17 @@ final class InlineWrites {
 
     /** True when a write of {@code f} may be tried here at all. */
     boolean eligible(Request r, UringFile f) {
-        return !unavailable && !f.direct && r.timeoutNanos == 0 && f.inlineWrites != UringFile.INLINE_NEVER;
+        return !unavailable && !f.direct && r.timeoutNanos == 0 && f.inlineWrites != UringFile.INLINE_NEVER
+                && noChangesInFlight(f);
+    }
+
+    /**
+     * No earlier change of {@code f} is in the kernel or on another thread: a write the loop made now would land
+     * before it (an overlapping update lost: the earlier write's bytes ended on top).
+     */
+    private boolean noChangesInFlight(UringFile f) {
+        UringFile.PerLoop p = f.peek(loop);
+        return p == null || p.changes == 0;
     }
 
     /**

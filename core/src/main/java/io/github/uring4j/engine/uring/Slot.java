@@ -36,6 +36,8 @@ final class Slot {
     /** The device budget this request counts against, or null. */
     DeviceBudget budget;
     /** Bytes this request counts against its file's in-flight bytes on this loop. */
+    /** The request changes its file and was handed to the kernel (or a thread): counted in its file's changes. */
+    boolean change;
     long admittedBytes;
     /** The result of a write the loop made itself, delivered in the loop's next turn. */
     int inlineRes;
@@ -100,6 +102,7 @@ final class Slot {
     }
 
     void clear() {
+        change = false;
         request = null;
         budget = null;
         cqes = 0;

@@ -136,6 +136,12 @@ final class UringFile extends FileHandle {
     /** One loop's view of the file. */
     static final class PerLoop {
         int inflight;
+        /**
+         * Changes of the file (writes, truncates, allocations) this loop handed to the kernel or another thread and
+         * that have not ended ({@link Slot#change}): a sync waits for them, and the loop makes no write itself
+         * meanwhile (see {@link EventLoop#waitsForChanges} and {@link InlineWrites#eligible}).
+         */
+        int changes;
         /** Bytes the buffered transfers in flight move (see {@link EngineConfig#inFlightBytes}). */
         long bytes;
         final ArrayDeque<Request> waiting = new ArrayDeque<>(4);
