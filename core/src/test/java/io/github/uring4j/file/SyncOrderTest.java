@@ -21,12 +21,16 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * A sync covers the writes of its file made before it, awaited or not, and writes of one file land in the order they
- * were made, on io_uring. A hostile probe traced both failing: a {@code force} after unawaited writes that the
+ * A sync covers the writes of its file made before it, awaited or not (both backends), and buffered writes of one file
+ * land in the order they were made (io_uring; the threads backend runs a file's calls on several workers at once, and
+ * its writes, as the JDK's {@code AsynchronousFileChannel}'s, land in any order). A hostile probe traced both failing: a {@code force} after unawaited writes that the
  * kernel's workers ran (timed writes, or any write when the loop hands them to the ring) ran beside them, and left
- * records dirty in the page cache after it ended (16 of 200 rounds); a write the loop made itself landed before an
+ * records dirty in the page cache after it ended (16 of 200 rounds), and the threads backend ran a sync on one
+ * worker beside writes on others; a write the loop made itself landed before an
  * earlier one still in the ring, so the earlier bytes ended on top (287 of 300).
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -38,15 +42,16 @@ class SyncOrderTest {
         return IoExecutor.builder().backend(Backend.IO_URING).loops(1).build();
     }
 
-    @Test
-    void aForceCoversTheUnawaitedWritesBeforeIt() throws Exception {
+    @ParameterizedTest
+    @EnumSource(value = Backend.class, names = {"IO_URING", "THREADS"})
+    void aForceCoversTheUnawaitedWritesBeforeIt(Backend backend) throws Exception {
         Path p = dir.resolve("log");
         int records = 120;
         int size = 4096;
         Files.write(p, new byte[records * size]);
         int dirtyRounds = 0;
         int earlyRounds = 0;
-        try (IoExecutor io = uring(); Arena a = Arena.ofConfined();
+        try (IoExecutor io = IoExecutor.builder().backend(backend).loops(1).build(); Arena a = Arena.ofConfined();
                 AsyncFile f = AsyncFile.open(io, p, StandardOpenOption.READ, StandardOpenOption.WRITE)
                         .get(10, TimeUnit.SECONDS)) {
             MemorySegment capture = LeanCalls.allocateCapture(a);

@@ -198,12 +198,11 @@ public final class ThreadsBackend implements IoBackend {
                 }
             }
             if (accepted) {
-                if (f.running >= perFile) {
+                if (f.running >= perFile || !f.waiting.isEmpty() || waitsForChanges(r, f)) {
                     f.waiting.add(t);
                     return;
                 }
-                f.running++;
-                f.runningTasks.add(t);
+                starts(f, t);
             }
         }
         if (!accepted) {
@@ -211,6 +210,30 @@ public final class ThreadsBackend implements IoBackend {
             return;
         }
         execute(t);
+    }
+
+    /** {@code t} of {@code f} runs now (guarded by {@code f}). */
+    private static void starts(ThreadsFile f, Task t) {
+        f.running++;
+        f.runningTasks.add(t);
+        if (changes(t.request.kind)) {
+            f.runningChanges++;
+        }
+    }
+
+    /** A request that changes its file's data or size. */
+    private static boolean changes(int kind) {
+        return kind == Request.WRITE || kind == Request.WRITEV || kind == Request.WRITE_SYNC
+                || kind == Request.TRUNCATE || kind == Request.ALLOCATE;
+    }
+
+    /**
+     * Whether {@code r}, a sync (or a write with its sync), must wait until the file's changes that run now have
+     * ended: it must cover them, and on another worker it ran beside them (guarded by {@code f}).
+     */
+    private static boolean waitsForChanges(Request r, ThreadsFile f) {
+        return f.runningChanges > 0
+                && (r.kind == Request.FSYNC || r.kind == Request.SYNC_RANGE || r.kind == Request.WRITE_SYNC);
     }
 
     private void execute(Task t) {
@@ -318,6 +341,7 @@ public final class ThreadsBackend implements IoBackend {
         completed.incrementAndGet();
         Request r = t.request;
         Task next = null;
+        java.util.List<Task> more = null; // a sync that waited for the changes before it lets those behind it go too
         boolean closeNow = false;
         Task closing = null;
         ThreadsFile file = r.handle instanceof ThreadsFile tf && r.kind != Request.CLOSE ? tf : null;
@@ -326,10 +350,18 @@ public final class ThreadsBackend implements IoBackend {
             synchronized (f) {
                 if (f.runningTasks.remove(t)) {
                     f.running--;
-                    if (f.isOpen() && !f.waiting.isEmpty()) {
-                        next = f.waiting.poll();
-                        f.running++;
-                        f.runningTasks.add(next);
+                    if (changes(r.kind)) {
+                        f.runningChanges--;
+                    }
+                    while (f.isOpen() && !f.waiting.isEmpty() && f.running < perFile
+                            && !waitsForChanges(f.waiting.peek().request, f)) {
+                        Task n = f.waiting.poll();
+                        starts(f, n);
+                        if (next == null) {
+                            next = n;
+                        } else {
+                            (more == null ? more = new java.util.ArrayList<>(2) : more).add(n);
+                        }
                     }
                     closeNow = f.closeWhenIdle && f.running == 0 && !f.descriptorClosed;
                     if (closeNow) {
@@ -345,6 +377,11 @@ public final class ThreadsBackend implements IoBackend {
         if (next != null) {
             // before the client's code runs: a handler that closes the file waits for next, which must be running
             execute(next);
+            if (more != null) {
+                for (Task n : more) {
+                    execute(n);
+                }
+            }
         }
         if (error != null) {
             r.fail(error);

@@ -11,6 +11,8 @@ import java.util.List;
 /** A file of the threads backend: the calls running on workers and those waiting for the file's limit. Guarded by this. */
 final class ThreadsFile extends FileHandle {
     int running;
+    /** Running calls that change the file (writes, truncates, allocations): a sync waits for them (guarded by this). */
+    int runningChanges;
     final List<Task> runningTasks = new ArrayList<>(4);
     final ArrayDeque<Task> waiting = new ArrayDeque<>(4);
     /** Closed from the client's view while calls still run: the descriptor closes when the last one returns. */
