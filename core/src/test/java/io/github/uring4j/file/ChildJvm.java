@@ -28,6 +28,36 @@ final class ChildJvm {
         return new ProcessBuilder(cmd).redirectErrorStream(true);
     }
 
+    /**
+     * Runs {@code main} (a class of the tests) in a child JVM with native access and {@code jvmArgs}, for at most
+     * {@code seconds}: what it printed. Fails unless it ended by itself with status 0.
+     */
+    static String runMain(Class<?> main, List<String> jvmArgs, long seconds, String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
+                "--enable-native-access=ALL-UNNAMED"));
+        cmd.addAll(jvmArgs);
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), main.getName()));
+        cmd.addAll(List.of(args));
+        Process child = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        Thread reader = Thread.ofPlatform().daemon().start(() -> {
+            try {
+                child.getInputStream().transferTo(out);
+            } catch (IOException e) {
+                // killed: what it said so far is reported
+            }
+        });
+        boolean ended = child.waitFor(seconds, java.util.concurrent.TimeUnit.SECONDS);
+        if (!ended) {
+            child.destroyForcibly().waitFor(10, java.util.concurrent.TimeUnit.SECONDS);
+        }
+        reader.join(10_000);
+        String text = out.toString(java.nio.charset.StandardCharsets.UTF_8);
+        org.junit.jupiter.api.Assertions.assertTrue(ended, "the child still ran after " + seconds + " s: " + text);
+        org.junit.jupiter.api.Assertions.assertEquals(0, child.exitValue(), text);
+        return text;
+    }
+
     static Process start(List<String> wrapper, List<String> jvmArgs, String... args) throws IOException {
         return builder(wrapper, jvmArgs, args).start();
     }

@@ -1,6 +1,5 @@
 package io.github.uring4j.file;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.ref.WeakReference;
@@ -32,26 +31,7 @@ class RedeployTest {
 
     @Test
     void anApplicationThatClosedEverythingCanBeUnloaded() throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
-                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
-                Server.class.getName(), dir.toString()));
-        Process child = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-        Thread reader = Thread.ofPlatform().daemon().start(() -> {
-            try {
-                child.getInputStream().transferTo(out);
-            } catch (java.io.IOException e) {
-                // killed: what it said so far is reported
-            }
-        });
-        boolean ended = child.waitFor(150, TimeUnit.SECONDS);
-        if (!ended) {
-            child.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-        }
-        reader.join(10_000);
-        String text = out.toString(java.nio.charset.StandardCharsets.UTF_8);
-        assertTrue(ended, "the child still ran: " + text);
-        assertEquals(0, child.exitValue(), text);
+        String text = ChildJvm.runMain(Server.class, List.of(), 150, dir.toString());
         assertTrue(text.contains("DEPLOYED 3"), text);
         assertTrue(text.contains("UNLOADED 3 OF 3"), text);
     }

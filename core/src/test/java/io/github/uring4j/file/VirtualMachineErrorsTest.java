@@ -1,7 +1,6 @@
 package io.github.uring4j.file;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.uring4j.linux.ForwardingSyscalls;
@@ -86,37 +85,13 @@ class VirtualMachineErrorsTest {
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void aFullHeapOnTheLoopLeavesNoOperationWaiting() throws Exception {
-        String text = runChild(FullHeap.class);
+        String text = ChildJvm.runMain(FullHeap.class, List.of("-Xmx32m"), 90, dir.toString());
         System.out.println(text);
         assertTrue(text.contains("PENDING 0\n"), text);
         assertTrue(text.contains("LATER WRITE ENDED"), text);
         assertTrue(text.contains("LATER OPEN ENDED"), text);
         assertTrue(text.contains("CLOSED"), text);
         assertTrue(text.contains("IN FLIGHT 0\n"), text);
-    }
-
-    private String runChild(Class<?> main) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
-                "--enable-native-access=ALL-UNNAMED", "-Xmx32m", "-cp", System.getProperty("java.class.path"),
-                main.getName(), dir.toString()));
-        Process child = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-        Thread reader = Thread.ofPlatform().daemon().start(() -> {
-            try {
-                child.getInputStream().transferTo(out);
-            } catch (java.io.IOException e) {
-                // killed: what it said so far is reported
-            }
-        });
-        boolean ended = child.waitFor(90, TimeUnit.SECONDS);
-        if (!ended) {
-            child.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-        }
-        reader.join(10_000);
-        String text = out.toString(java.nio.charset.StandardCharsets.UTF_8);
-        assertTrue(ended, "the child still ran after 90 s: " + text);
-        assertEquals(0, child.exitValue(), text);
-        return text;
     }
 
     /** The child of {@link #aFullHeapOnTheLoopLeavesNoOperationWaiting}. */
