@@ -60,7 +60,7 @@ class SyncOrderTest {
             int fd = LeanCalls.open(capture, a.allocateFrom(p.toString()), 0, 0);
             assertTrue(fd >= 0, "open: " + fd);
             try {
-                for (int round = 0; round < 60; round++) {
+                for (int round = 0; round < 300; round++) {
                     List<CompletableFuture<Integer>> writes = new ArrayList<>();
                     AsyncFile.Timed timed = f.withTimeout(Duration.ofSeconds(30)); // made by the kernel's workers
                     for (int i = 0; i < records; i++) {
@@ -89,8 +89,12 @@ class SyncOrderTest {
                 LeanCalls.close(capture, fd);
             }
         }
-        assertEquals(0, earlyRounds, "rounds whose force ended before a write made before it");
         assertEquals(0, dirtyRounds, "rounds with records not yet written back when their force ended");
+        if (backend == Backend.IO_URING) {
+            // (the threads backend starts a file's next call, the force, before it completes the future of the call
+            // that ended, so there a write's future may still be completing when the force's is)
+            assertEquals(0, earlyRounds, "rounds whose force ended before a write made before it");
+        }
     }
 
     @Test
