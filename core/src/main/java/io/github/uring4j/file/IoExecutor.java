@@ -2,7 +2,6 @@ package io.github.uring4j.file;
 
 import io.github.uring4j.engine.BouncePool;
 import io.github.uring4j.engine.CpuCaches;
-import io.github.uring4j.engine.Log;
 import io.github.uring4j.engine.EngineConfig;
 import io.github.uring4j.engine.ExecutorDoor;
 import io.github.uring4j.engine.Jmx;
