@@ -19,6 +19,15 @@ public interface ErrorMapper {
         return error(errno, "FDATASYNC after a WRITE of " + written + " bytes", path, -1, false);
     }
 
+    /**
+     * {@code errno} during a transfer that moves all its bytes in pieces, after its first {@code done} of
+     * {@code total} bytes moved; {@code offset} is where the transfer began (-1 when none).
+     */
+    default IOException errorAfter(int errno, String operation, String path, long offset, boolean direct, long done,
+            long total) {
+        return error(errno, operation, path, offset < 0 ? -1 : offset + done, direct);
+    }
+
     /** A write the kernel accepted without writing a byte. */
     IOException zeroWrite(String operation, String path, long offset);
 

@@ -356,7 +356,18 @@ public final class Request extends MpscQueue.Node {
         end(0, h, null);
     }
 
+    /**
+     * Fails with {@code error}. A full transfer whose first pieces moved ({@link Rules#partial}) still delivers them,
+     * as the client's own loop of calls would have: a buffer's position moves past them, a bounced read's bytes are
+     * copied back (unless a cancel came first, or the client was told already).
+     */
     public void fail(Throwable error) {
+        if (Rules.partial(this) && !told && claimDelivery()) {
+            Throwable copy = Memory.finish(this, done);
+            if (copy != null && copy != error) {
+                error.addSuppressed(copy);
+            }
+        }
         end(0, null, error);
     }
 

@@ -92,7 +92,20 @@ public final class Rules {
         }
         // an EINVAL of an O_DIRECT file is about alignment only for a transfer (or, opening, the file system's support)
         boolean direct = r.handle != null ? r.handle.direct && transfers(r.kind) : r.open != null && r.open.direct();
+        if (partial(r)) {
+            // a full transfer failed after its first pieces moved: say so, and where the transfer began
+            long offset = r.position >= 0 ? r.position - r.done : -1;
+            return errors.errorAfter(e, r.name(), r.pathForErrors(), offset, direct, r.done, r.done + r.length);
+        }
         return errors.error(e, r.name(), r.pathForErrors(), offsetOf(r), direct);
+    }
+
+    /**
+     * A transfer that moves all its bytes in pieces ({@code readFully}, {@code writeFully}, write-and-sync) whose
+     * first pieces moved: failing now, it still moved {@link Request#done} bytes, which its client must learn of.
+     */
+    public static boolean partial(Request r) {
+        return r.done > 0 && (r.kind == Request.READ || r.kind == Request.WRITE || r.kind == Request.WRITE_SYNC);
     }
 
     /**

@@ -65,7 +65,10 @@ import java.util.concurrent.CompletionException;
  *
  * <h2>Results</h2>
  * {@code read} returns the bytes read, or {@code -1} at end of file; {@code readFully} and {@code writeFully}
- * finish short transfers and fail with {@link java.io.EOFException} when the file ends first. Reading a file opened
+ * finish short transfers and fail with {@link java.io.EOFException} when the file ends first. One of these (or a
+ * {@code writeAndSync}) that fails after its first pieces moved says in its message how many bytes moved, and its
+ * {@code ByteBuffer}'s position moves past them (a read's bytes are in it), as a loop of single calls would leave it; a
+ * {@link FileIOException}'s offset is where the transfer began. Reading a file opened
  * without {@code READ} throws {@link NonReadableChannelException}; writing, truncating or allocating a file opened
  * without {@code WRITE} throws {@link NonWritableChannelException}. Failures are
  * {@link java.nio.file.NoSuchFileException}, {@link java.nio.file.AccessDeniedException},

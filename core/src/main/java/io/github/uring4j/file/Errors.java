@@ -23,6 +23,16 @@ final class Errors implements ErrorMapper {
     }
 
     @Override
+    public IOException errorAfter(int errno, String operation, String path, long offset, boolean direct, long done,
+            long total) {
+        boolean read = operation.equals("READ");
+        String when = (offset >= 0 ? "at " + (offset + done) + ", " : "") + "after the first " + done + " of its "
+                + total + " bytes " + (read ? "were read" : "were written") + " (the buffer's position moved past them)"
+                + (operation.equals("WRITE+FDATASYNC") ? ", none of them synced" : "");
+        return of(errno, operation, path, offset, direct, when);
+    }
+
+    @Override
     public IOException zeroWrite(String operation, String path, long offset) {
         return new FileIOException(Errno.EIO, operation, path, offset, "the kernel wrote 0 bytes");
     }
@@ -34,6 +44,11 @@ final class Errors implements ErrorMapper {
     }
 
     static IOException of(int errno, String operation, String path, long offset, boolean direct) {
+        return of(errno, operation, path, offset, direct, null);
+    }
+
+    /** {@link #of(int, String, String, long, boolean)}, saying {@code when} (null: nothing) after what it says. */
+    private static IOException of(int errno, String operation, String path, long offset, boolean direct, String when) {
         int e = Math.abs(errno);
         boolean open = operation.equals("OPEN");
         if (open) {
@@ -64,7 +79,7 @@ final class Errors implements ErrorMapper {
         }
         if (e == Errno.EACCES || e == Errno.EPERM) {
             return new AccessDeniedException(path, null, Errno.name(e) + " during " + operation
-                    + (offset >= 0 ? " at " + offset : ""));
+                    + (offset >= 0 ? " at " + offset : "") + (when != null ? ": " + when : ""));
         }
         String detail = null;
         if (e == Errno.EINVAL && direct) {
@@ -78,6 +93,9 @@ final class Errors implements ErrorMapper {
             detail = "too many open files: the process's descriptor limit (ulimit -n) is reached";
         } else if (e == Errno.ENFILE) {
             detail = "too many open files in the system";
+        }
+        if (when != null) {
+            detail = detail == null ? when : detail + ", " + when;
         }
         return new FileIOException(e, operation, path, offset, detail);
     }

@@ -1304,6 +1304,78 @@ abstract class HostileUseContract {
         }
     }
 
+    /**
+     * Full transfers that fail after their first pieces moved: {@code writeFully} and {@code writeAndSync} of 8 KiB
+     * straddling the largest size the file system allows (the kernel writes the first 4 KiB, then refuses the rest
+     * with {@code EFBIG}), through a future and through a waiting {@code join()}; a {@code readFully} of 8 KiB from a
+     * file of 5,000 bytes. Heap and direct buffers. Each says how many bytes moved before it failed, and its buffer's
+     * position moved past them, with a read's bytes in it, as a loop of single calls would have left it (before, a
+     * position of 0 for 4 KiB in the file, and an offset that was not where the transfer began; found by a probe of
+     * durability).
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void aFullTransferThatFailsMidwayDeliversWhatMovedAndSaysSo(boolean heap) throws Exception {
+        Path p = dir.resolve("edge");
+        long limit = largestFileSize(p);
+        byte[] data = pattern(8192, 3);
+        try (AsyncFile f = open(p, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            for (int kind = 0; kind < 4; kind++) {
+                get(f.truncate(0));
+                ByteBuffer src = (heap ? ByteBuffer.allocate(8192) : ByteBuffer.allocateDirect(8192)).put(data).flip();
+                long at = limit - 4096;
+                CompletableFuture<Integer> w = kind < 2 ? f.writeFully(src, at) : f.writeAndSync(src, at);
+                Throwable t = kind % 2 == 0 ? failure(w) : assertThrows(java.util.concurrent.CompletionException.class,
+                        w::join).getCause();
+                String what = (kind < 2 ? "writeFully" : "writeAndSync") + (kind % 2 == 0 ? " (future)" : " (join)");
+                FileIOException e = assertInstanceOf(FileIOException.class, t, what);
+                assertEquals(Errno.EFBIG, e.errno(), what);
+                assertEquals(at, e.offset(), what + ": the offset the transfer began at");
+                assertTrue(e.getMessage().contains("after the first 4096 of its 8192 bytes were written"),
+                        what + ": " + e.getMessage());
+                assertEquals(kind >= 2, e.getMessage().contains("none of them synced"), what + ": " + e.getMessage());
+                assertEquals(4096, src.position(), what + ": the buffer's position");
+                assertEquals(limit, Files.size(p), what);
+                ByteBuffer back = ByteBuffer.allocate(4096);
+                try (FileChannel c = FileChannel.open(p)) {
+                    c.read(back, at);
+                }
+                assertArrayEquals(Arrays.copyOf(data, 4096), back.array(), what + ": the bytes written");
+            }
+            get(f.truncate(0));
+            get(f.write(ByteBuffer.wrap(data, 0, 5000), 0));
+            ByteBuffer dst = heap ? ByteBuffer.allocate(8192) : ByteBuffer.allocateDirect(8192);
+            Throwable t = failure(f.readFully(dst, 0));
+            assertInstanceOf(java.io.EOFException.class, t);
+            assertTrue(t.getMessage().contains("after 5000 of 8192 bytes"), t.getMessage());
+            assertEquals(5000, dst.position(), "the read buffer's position");
+            byte[] got = new byte[5000];
+            dst.flip().get(got);
+            assertArrayEquals(Arrays.copyOf(data, 5000), got, "the bytes read before the end");
+        } finally {
+            Files.deleteIfExists(p);
+        }
+    }
+
+    /** The largest size a file of {@code p}'s file system may have, found by writing one byte ever further. */
+    static long largestFileSize(Path p) throws IOException {
+        try (FileChannel c = FileChannel.open(p, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+            long fits = 0;
+            long refused = Long.MAX_VALUE;
+            while (refused - fits > 1) {
+                long mid = fits + (refused - fits) / 2;
+                try {
+                    c.write(ByteBuffer.allocate(1), mid);
+                    fits = mid;
+                } catch (IOException e) {
+                    refused = mid;
+                }
+                c.truncate(0);
+            }
+            return refused;
+        }
+    }
+
     // ------------------------------------------------------------------------------------------ bad arguments
 
     @Test

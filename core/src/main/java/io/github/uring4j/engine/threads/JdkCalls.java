@@ -146,8 +146,19 @@ final class JdkCalls implements Calls {
         }
         while (true) {
             ByteBuffer b = chunk(r);
-            int n = f.fifo ? (read ? f.channel.read(b) : f.fifoWriter().write(b))
-                    : read ? f.channel.read(b, r.position) : f.channel.write(b, r.position);
+            int n;
+            try {
+                n = f.fifo ? (read ? f.channel.read(b) : f.fifoWriter().write(b))
+                        : read ? f.channel.read(b, r.position) : f.channel.write(b, r.position);
+            } catch (IOException e) {
+                if (Rules.partial(r) && e.getClass() == IOException.class) {
+                    // the JDK's words, and what the other backends say after a full transfer's first pieces moved
+                    throw new IOException(e.getMessage() + " (" + r.name() + " of " + r.pathForErrors() + " at "
+                            + r.position + ", after the first " + r.done + " of its " + (r.done + r.length) + " bytes "
+                            + (read ? "were read" : "were written") + ")", e);
+                }
+                throw e;
+            }
             long v = Rules.afterChunk(r, Math.max(0, n), errors);
             if (v != Rules.MORE) {
                 if (r.kind == Request.WRITE_SYNC) {
