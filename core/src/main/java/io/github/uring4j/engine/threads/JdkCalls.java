@@ -162,6 +162,7 @@ final class JdkCalls implements Calls {
             long v = Rules.afterChunk(r, Math.max(0, n), errors);
             if (v != Rules.MORE) {
                 if (r.kind == Request.WRITE_SYNC) {
+                    t.backend.wroteBeforeSync(t, f);
                     try {
                         f.channel.force(false);
                     } catch (ClosedChannelException e) {

@@ -73,6 +73,7 @@ final class NativeCalls implements Calls {
             long v = Rules.afterChunk(r, res, errors);
             if (v != Rules.MORE) {
                 if (r.kind == Request.WRITE_SYNC) {
+                    t.backend.wroteBeforeSync(t, f);
                     int s = retry(() -> sys.fdatasync(fd));
                     if (filter != null) {
                         s = filter.filter(r.kind, 1, s, 0);

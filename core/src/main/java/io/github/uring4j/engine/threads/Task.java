@@ -21,6 +21,12 @@ final class Task implements Runnable {
      */
     boolean moved;
     Throwable heldBack;
+    /**
+     * The request changes its file and has not yet ended that part (a write-and-sync's ends with its write, before
+     * its sync); {@link #ticket} orders it among the file's changes. Guarded by the file.
+     */
+    boolean changing;
+    long ticket;
 
     Task(ThreadsBackend backend, Request request) {
         this.backend = backend;

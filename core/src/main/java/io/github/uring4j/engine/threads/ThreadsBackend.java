@@ -218,6 +218,52 @@ public final class ThreadsBackend implements IoBackend {
         f.runningTasks.add(t);
         if (changes(t.request.kind)) {
             f.runningChanges++;
+            t.changing = true;
+            t.ticket = ++f.changeTickets;
+        }
+    }
+
+    /**
+     * A write-and-sync's write ended (its sync is next): its change has ended, and its sync, which must cover the
+     * changes of the file that began before it, waits until those have ended too. So write-and-syncs of a file run
+     * side by side, their syncs together (one journal commit can serve several), where a sync that waited for every
+     * running change before it began made them run one at a time. A sync whose client stopped waiting (cancel,
+     * timeout, close), or whose worker is interrupted (the backend's close), waits no longer.
+     */
+    void wroteBeforeSync(Task t, ThreadsFile f) {
+        synchronized (f) {
+            changeEnded(f, t);
+            boolean interrupted = false;
+            while (earlierChangeRuns(f, t) && open && !t.request.isCancelled() && !t.request.wasTold()) {
+                try {
+                    f.wait(NativeCalls.WAIT_SLICE_MILLIS); // and looks again whether its client still waits
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                    break;
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** A change of {@code f} that began before {@code t}'s is still running (guarded by {@code f}). */
+    private static boolean earlierChangeRuns(ThreadsFile f, Task t) {
+        for (Task x : f.runningTasks) {
+            if (x.changing && x.ticket < t.ticket) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** {@code t}'s change of {@code f} has ended, if it had one running (guarded by {@code f}). */
+    private static void changeEnded(ThreadsFile f, Task t) {
+        if (t.changing) {
+            t.changing = false;
+            f.runningChanges--;
+            f.notifyAll(); // a write-and-sync's sync may wait for it
         }
     }
 
@@ -228,12 +274,12 @@ public final class ThreadsBackend implements IoBackend {
     }
 
     /**
-     * Whether {@code r}, a sync (or a write with its sync), must wait until the file's changes that run now have
-     * ended: it must cover them, and on another worker it ran beside them (guarded by {@code f}).
+     * Whether {@code r}, a sync, must wait until the file's changes that run now have ended: it must cover them, and
+     * on another worker it ran beside them (guarded by {@code f}). A write-and-sync starts at once and waits after
+     * its write ({@link #wroteBeforeSync}).
      */
     private static boolean waitsForChanges(Request r, ThreadsFile f) {
-        return f.runningChanges > 0
-                && (r.kind == Request.FSYNC || r.kind == Request.SYNC_RANGE || r.kind == Request.WRITE_SYNC);
+        return f.runningChanges > 0 && (r.kind == Request.FSYNC || r.kind == Request.SYNC_RANGE);
     }
 
     private void execute(Task t) {
@@ -350,9 +396,7 @@ public final class ThreadsBackend implements IoBackend {
             synchronized (f) {
                 if (f.runningTasks.remove(t)) {
                     f.running--;
-                    if (changes(r.kind)) {
-                        f.runningChanges--;
-                    }
+                    changeEnded(f, t);
                     while (f.isOpen() && !f.waiting.isEmpty() && f.running < perFile
                             && !waitsForChanges(f.waiting.peek().request, f)) {
                         Task n = f.waiting.poll();

@@ -13,6 +13,8 @@ final class ThreadsFile extends FileHandle {
     int running;
     /** Running calls that change the file (writes, truncates, allocations): a sync waits for them (guarded by this). */
     int runningChanges;
+    /** The last ticket given to a change of the file ({@link Task#ticket}, guarded by this). */
+    long changeTickets;
     final List<Task> runningTasks = new ArrayList<>(4);
     final ArrayDeque<Task> waiting = new ArrayDeque<>(4);
     /** Closed from the client's view while calls still run: the descriptor closes when the last one returns. */
