@@ -70,6 +70,8 @@ final class Closer {
                 loop.cancels.queue(s);
             }
         }
+        // A two-step write-and-sync waiting to issue its sync has nothing in the kernel, but the earlier changes it
+        // waits for have: their ends, cancelled now, fail it (EventLoop.release).
         if (p.inflight == 0) {
             quiesced(f);
         }

@@ -116,6 +116,16 @@ final class Completions implements CqeHandler {
         int res = s.res[Slot.MAIN];
         switch (r.kind) {
             case Request.READ, Request.WRITE, Request.WRITE_SYNC -> {
+                if (s.stage == Encoder.SPLIT_SYNC) {
+                    // the sync of a write-and-sync made in two steps: its write moved all of r.done already
+                    int synced = s.res[Slot.LINKED];
+                    if (synced < 0) {
+                        end(s, Rules.syncFailure(r, -synced, loop.closing, errors));
+                    } else {
+                        succeed(s, r.done);
+                    }
+                    return;
+                }
                 if (res < 0) {
                     end(s, error(s, res));
                     return;
@@ -124,6 +134,10 @@ final class Completions implements CqeHandler {
                 if (v == Rules.MORE) {
                     // A short write of a write→fdatasync chain came back; the sync was cancelled: issue both again.
                     loop.start(s);
+                    return;
+                }
+                if (s.stage == Encoder.SPLIT_WRITE) {
+                    loop.wroteBeforeSync(s);
                     return;
                 }
                 if (r.kind == Request.WRITE_SYNC && s.res[Slot.LINKED] < 0) {

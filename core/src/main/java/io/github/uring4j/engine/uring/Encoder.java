@@ -17,6 +17,7 @@ import io.github.uring4j.ring.UringException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
 import java.util.Arrays;
 
 /**
@@ -47,6 +48,16 @@ final class Encoder {
     static final int FILE_READ = 2;
     /** ... and a second close of the slot when the linked one failed. */
     static final int FILE_CLEANUP = 3;
+    /**
+     * Write-and-sync stages of an {@code O_DIRECT} file whose other changes are in flight as it begins: its write
+     * alone, then, once the write and every change begun before it have ended, its {@code fdatasync}. The device
+     * completes direct writes in any order, so a sync linked to its write could run before an earlier write had
+     * ended, and not cover it; waiting for the earlier changes before the write ran such write-and-syncs one at a
+     * time (8 in flight: 3.2-5.4k a second against the JDK's channel's 9.4-12.6k), where now their writes and
+     * syncs overlap (7.8-12.8k against 9.4-12.2k).
+     */
+    static final int SPLIT_WRITE = 1;
+    static final int SPLIT_SYNC = 2;
     /** Close stages (see {@link Closer}). */
     static final int CLOSE_QUIESCE = 0;
     static final int CLOSE_SYSCALLS = 1;
@@ -355,6 +366,11 @@ final class Encoder {
 
     private void transfer(Slot s, Request r) {
         UringFile f = (UringFile) r.handle;
+        if (s.stage == SPLIT_SYNC) {
+            s.res[Slot.LINKED] = 0;
+            count(ring.nextSqe().fsync(f.target(loop), true), s, Slot.LINKED);
+            return;
+        }
         if (r.kind == Request.WRITE && loop.inline.write(s, r, f)) {
             return;
         }
@@ -369,6 +385,16 @@ final class Encoder {
         s.res[Slot.LINKED] = 0;
         s.timedOut = false;
         boolean read = r.kind == Request.READ;
+        if (s.stage == 0 && splits(r, f)) {
+            UringFile.PerLoop p = f.on(loop);
+            s.stage = SPLIT_WRITE;
+            s.boundary = p.epoch++;
+            s.earlier = p.changes;
+            if (p.splits == null) {
+                p.splits = new ArrayList<>(4);
+            }
+            p.splits.add(s);
+        }
         if (!read) {
             change(s, f);
         }
@@ -383,12 +409,12 @@ final class Encoder {
         } else {
             e = read ? ring.nextSqe().read(t, a, len, r.position) : ring.nextSqe().write(t, a, len, r.position);
         }
-        boolean linked = r.kind == Request.WRITE_SYNC || r.timeoutNanos > 0;
-        if (linked) {
+        boolean sync = r.kind == Request.WRITE_SYNC && s.stage != SPLIT_WRITE;
+        if (sync || r.timeoutNanos > 0) {
             e.link();
         }
         count(e, s, Slot.MAIN);
-        if (r.kind == Request.WRITE_SYNC) {
+        if (sync) {
             count(ring.nextSqe().fsync(t, true), s, Slot.LINKED);
         } else if (r.timeoutNanos > 0) {
             Timespec.set(s.timespec, Deadlines.left(r));
@@ -454,9 +480,19 @@ final class Encoder {
      */
     private void change(Slot s, UringFile f) {
         if (!s.change) {
+            UringFile.PerLoop p = f.on(loop);
             s.change = true;
-            f.on(loop).changes++;
+            s.epoch = p.epoch;
+            p.changes++;
         }
+    }
+
+    /**
+     * A write-and-sync of an {@code O_DIRECT} file, untimed, that begins while other changes of the file are in
+     * flight on this loop: made in two steps ({@link #SPLIT_WRITE}).
+     */
+    private boolean splits(Request r, UringFile f) {
+        return r.kind == Request.WRITE_SYNC && f.direct && r.timeoutNanos == 0 && f.on(loop).changes > 0;
     }
 
     /** {@code length} as the SQE's unsigned 32-bit length, or 0 ("to the end of the file") when it is longer. */

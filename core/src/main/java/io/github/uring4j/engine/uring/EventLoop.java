@@ -866,7 +866,73 @@ final class EventLoop implements Runnable {
         if (p.changes == 0) {
             return false;
         }
-        return r.kind == Request.FSYNC || r.kind == Request.SYNC_RANGE || (r.kind == Request.WRITE_SYNC && f.direct);
+        // an untimed direct write-and-sync makes its write at once and waits with its sync (Encoder.SPLIT_WRITE)
+        return r.kind == Request.FSYNC || r.kind == Request.SYNC_RANGE
+                || (r.kind == Request.WRITE_SYNC && f.direct && r.timeoutNanos > 0);
+    }
+
+    /**
+     * The write of a write-and-sync made in two steps ({@link Encoder#SPLIT_WRITE}) moved all its bytes: its change
+     * has ended, and its sync is issued once the changes begun before it have ended too (at once when they have).
+     */
+    void wroteBeforeSync(Slot s) {
+        UringFile f = (UringFile) s.request.handle;
+        UringFile.PerLoop p = f.peek(this);
+        s.stage = Encoder.SPLIT_SYNC;
+        ArrayList<Slot> ready = null;
+        if (s.change) {
+            s.change = false;
+            p.changes--;
+            ready = changeEnded(p, s.epoch, s);
+        }
+        if (s.earlier == 0) {
+            p.splits.remove(s);
+            syncNow(s, f, p);
+        }
+        syncAll(ready, f, p);
+    }
+
+    /**
+     * A change of epoch {@code epoch} ended: it counted among the earlier changes of every two-step write-and-sync
+     * whose sync follows that epoch. Returns those whose write has ended and that no earlier change holds back any
+     * more (taken out of the file's list), or null.
+     */
+    private static ArrayList<Slot> changeEnded(UringFile.PerLoop p, long epoch, Slot ended) {
+        ArrayList<Slot> splits = p.splits;
+        if (splits == null || splits.isEmpty()) {
+            return null;
+        }
+        ArrayList<Slot> ready = null;
+        for (int i = 0; i < splits.size(); i++) {
+            Slot w = splits.get(i);
+            if (w != ended && w.boundary >= epoch && --w.earlier == 0 && w.stage == Encoder.SPLIT_SYNC) {
+                (ready == null ? ready = new ArrayList<>(2) : ready).add(w);
+            }
+        }
+        if (ready != null) {
+            splits.removeAll(ready);
+        }
+        return ready;
+    }
+
+    private void syncAll(ArrayList<Slot> ready, UringFile f, UringFile.PerLoop p) {
+        if (ready != null) {
+            for (Slot w : ready) {
+                syncNow(w, f, p);
+            }
+        }
+    }
+
+    /** Issues the sync of a two-step write-and-sync, unless its client or its file is gone. */
+    private void syncNow(Slot s, UringFile f, UringFile.PerLoop p) {
+        Request r = s.request;
+        if (r.isCancelled()) {
+            completions.end(s, new CancellationException(r.name() + " cancelled"));
+        } else if (closing || p.quiescing || !f.isOpen()) {
+            completions.end(s, new AsynchronousCloseException());
+        } else {
+            start(s);
+        }
     }
 
     private void take(UringFile.PerLoop p, Request r, long bytes, DeviceBudget budget) {
@@ -923,6 +989,9 @@ final class EventLoop implements Runnable {
     void release(Slot s) {
         Request r = s.request;
         boolean change = s.change;
+        long epoch = s.epoch;
+        boolean split = r != null && r.kind == Request.WRITE_SYNC
+                && (s.stage == Encoder.SPLIT_WRITE || s.stage == Encoder.SPLIT_SYNC);
         long bytes = s.admittedBytes;
         DeviceBudget budget = s.budget;
         s.admittedBytes = 0;
@@ -943,11 +1012,18 @@ final class EventLoop implements Runnable {
         UringFile.PerLoop p = f.peek(this);
         p.inflight--;
         p.bytes -= bytes;
+        if (split) {
+            p.splits.remove(s); // ended before its sync was issued (a failed write), or after it
+        }
+        ArrayList<Slot> ready = null;
         if (change) {
             p.changes--;
+            ready = changeEnded(p, epoch, null);
         }
         if (p.quiescing) {
-            if (p.inflight == 0) {
+            if (ready != null) {
+                syncAll(ready, f, p); // they fail, and the last of their ends finishes the quiesce
+            } else if (p.inflight == 0) {
                 closer.quiesced(f);
             }
             return;
@@ -976,6 +1052,7 @@ final class EventLoop implements Runnable {
             stats.queued(-1);
             take(p, next, need, b);
         }
+        syncAll(ready, f, p);
     }
 
     // ------------------------------------------------------------------------------------------ shutdown

@@ -38,6 +38,14 @@ final class Slot {
     /** Bytes this request counts against its file's in-flight bytes on this loop. */
     /** The request changes its file and was handed to the kernel (or a thread): counted in its file's changes. */
     boolean change;
+    /** The file's epoch ({@link UringFile.PerLoop#epoch}) this slot's change began in. */
+    long epoch;
+    /**
+     * A direct write-and-sync made in two steps ({@link Encoder#SPLIT_WRITE}): the last epoch whose changes its sync
+     * must follow, and how many of those are still in flight.
+     */
+    long boundary;
+    int earlier;
     long admittedBytes;
     /** The result of a write the loop made itself, delivered in the loop's next turn. */
     int inlineRes;
@@ -103,6 +111,7 @@ final class Slot {
 
     void clear() {
         change = false;
+        earlier = 0;
         request = null;
         budget = null;
         cqes = 0;

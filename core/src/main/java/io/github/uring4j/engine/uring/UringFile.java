@@ -7,6 +7,7 @@ import io.github.uring4j.engine.OpenSpec;
 import io.github.uring4j.engine.Request;
 import io.github.uring4j.ring.FileTarget;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -142,6 +143,16 @@ final class UringFile extends FileHandle {
          * meanwhile (see {@link EventLoop#waitsForChanges} and {@link InlineWrites#eligible}).
          */
         int changes;
+        /**
+         * The epoch changes beginning now count in ({@link Slot#epoch}): a direct write-and-sync that begins beside
+         * changes in flight closes it, and its sync follows the changes of the epochs up to it.
+         */
+        long epoch;
+        /**
+         * Direct write-and-syncs made in two steps whose sync is not issued yet (see {@link Encoder#SPLIT_WRITE});
+         * null until the first.
+         */
+        ArrayList<Slot> splits;
         /** Bytes the buffered transfers in flight move (see {@link EngineConfig#inFlightBytes}). */
         long bytes;
         final ArrayDeque<Request> waiting = new ArrayDeque<>(4);
