@@ -368,4 +368,42 @@ class SyncOrderTest {
             assertEquals(0, io.inFlight(), "left in flight after the close");
         }
     }
+
+    /**
+     * io_uring, {@code O_DIRECT}: a {@code force} made while a 32 MiB write of the file is in flight waits for that
+     * write without holding the file's later requests back: a {@code size()} asked after the force ends before the
+     * write in some of 5 rounds, and the force after the write in all. Before, a force waiting for the writes in
+     * flight waited in the file's queue, and every later request of the file waited behind it.
+     */
+    @Test
+    void aForceWaitingForEarlierWritesHoldsNoLaterRequestBack() throws Exception {
+        Path p = dir.resolve("forced");
+        int big = 32 << 20;
+        byte[] sevens = new byte[big];
+        Arrays.fill(sevens, (byte) 7);
+        try (IoExecutor io = uring()) {
+            AsyncFile f;
+            try {
+                f = AsyncFile.open(io, p, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE,
+                        FileOption.DIRECT).get(10, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.ExecutionException e) {
+                org.junit.jupiter.api.Assumptions.abort("no O_DIRECT here: " + e.getCause());
+                return;
+            }
+            try (f) {
+                int sizesFirst = 0;
+                for (int round = 0; round < 5; round++) {
+                    CompletableFuture<Integer> earlier = f.write(uncachedMapping(io, dir.resolve("src" + round), sevens), 0);
+                    CompletableFuture<Void> force = f.force(false);
+                    CompletableFuture<Long> size = f.size();
+                    size.get(30, TimeUnit.SECONDS);
+                    sizesFirst += earlier.isDone() ? 0 : 1;
+                    force.get(30, TimeUnit.SECONDS);
+                    assertTrue(earlier.isDone(), "round " + round + ": the force ended before the write made before it");
+                    assertEquals(big, earlier.get(30, TimeUnit.SECONDS));
+                }
+                assertTrue(sizesFirst > 0, "a size() asked after a waiting force never ended before the write before it");
+            }
+        }
+    }
 }

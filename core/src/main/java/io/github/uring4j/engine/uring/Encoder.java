@@ -58,6 +58,13 @@ final class Encoder {
      */
     static final int SPLIT_WRITE = 1;
     static final int SPLIT_SYNC = 2;
+    /**
+     * An untimed {@code force} or {@code syncRange} that begins while changes of its file are in flight on the loop:
+     * it takes its slot at once and is issued once those changes have ended, while the file's later requests go on
+     * (waiting in the file's queue instead held every later write back behind it until the writes in flight had
+     * drained).
+     */
+    static final int HELD_SYNC = 3;
     /** Close stages (see {@link Closer}). */
     static final int CLOSE_QUIESCE = 0;
     static final int CLOSE_SYSCALLS = 1;
@@ -386,14 +393,7 @@ final class Encoder {
         s.timedOut = false;
         boolean read = r.kind == Request.READ;
         if (s.stage == 0 && splits(r, f)) {
-            UringFile.PerLoop p = f.on(loop);
-            s.stage = SPLIT_WRITE;
-            s.boundary = p.epoch++;
-            s.earlier = p.changes;
-            if (p.splits == null) {
-                p.splits = new ArrayList<>(4);
-            }
-            p.splits.add(s);
+            holdBehindChanges(s, f, SPLIT_WRITE);
         }
         if (!read) {
             change(s, f);
@@ -442,6 +442,11 @@ final class Encoder {
 
     private void other(Slot s, Request r) {
         UringFile f = (UringFile) r.handle;
+        if (s.stage == 0 && (r.kind == Request.FSYNC || r.kind == Request.SYNC_RANGE) && r.timeoutNanos == 0
+                && f.on(loop).changes > 0) {
+            holdBehindChanges(s, f, HELD_SYNC); // issued by EventLoop.syncNow once they have ended
+            return;
+        }
         FileTarget t = f.target(loop);
         Sqe e = switch (r.kind) {
             case Request.FSYNC -> loop.inline.fsync(s, r, f) ? null : ring.nextSqe().fsync(t, !r.metaData);
@@ -485,6 +490,22 @@ final class Encoder {
             s.epoch = p.epoch;
             p.changes++;
         }
+    }
+
+    /**
+     * The sync of {@code s} is to follow the changes of {@code f} in flight on this loop now: they close the file's
+     * epoch, and count as the sync's earlier changes.
+     */
+    private void holdBehindChanges(Slot s, UringFile f, int stage) {
+        UringFile.PerLoop p = f.on(loop);
+        s.stage = stage;
+        s.boundary = p.epoch++;
+        s.earlier = p.changes;
+        if (p.splits == null) {
+            p.splits = new ArrayList<>(4);
+        }
+        p.splits.add(s);
+        s.listed = true;
     }
 
     /**

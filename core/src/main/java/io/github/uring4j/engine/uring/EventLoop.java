@@ -866,9 +866,10 @@ final class EventLoop implements Runnable {
         if (p.changes == 0) {
             return false;
         }
-        // an untimed direct write-and-sync makes its write at once and waits with its sync (Encoder.SPLIT_WRITE)
-        return r.kind == Request.FSYNC || r.kind == Request.SYNC_RANGE
-                || (r.kind == Request.WRITE_SYNC && f.direct && r.timeoutNanos > 0);
+        // an untimed sync takes its slot and waits there (Encoder.HELD_SYNC); an untimed direct write-and-sync
+        // makes its write at once and waits with its sync (Encoder.SPLIT_WRITE)
+        return r.timeoutNanos > 0 && (r.kind == Request.FSYNC || r.kind == Request.SYNC_RANGE
+                || (r.kind == Request.WRITE_SYNC && f.direct));
     }
 
     /**
@@ -887,15 +888,16 @@ final class EventLoop implements Runnable {
         }
         if (s.earlier == 0) {
             p.splits.remove(s);
+            s.listed = false;
             syncNow(s, f, p);
         }
         syncAll(ready, f, p);
     }
 
     /**
-     * A change of epoch {@code epoch} ended: it counted among the earlier changes of every two-step write-and-sync
-     * whose sync follows that epoch. Returns those whose write has ended and that no earlier change holds back any
-     * more (taken out of the file's list), or null.
+     * A change of epoch {@code epoch} ended: it counted among the earlier changes of every sync held behind that
+     * epoch. Returns those (a write-and-sync's once its write has ended) that no earlier change holds back any more,
+     * taken out of the file's list, or null.
      */
     private static ArrayList<Slot> changeEnded(UringFile.PerLoop p, long epoch, Slot ended) {
         ArrayList<Slot> splits = p.splits;
@@ -905,12 +907,15 @@ final class EventLoop implements Runnable {
         ArrayList<Slot> ready = null;
         for (int i = 0; i < splits.size(); i++) {
             Slot w = splits.get(i);
-            if (w != ended && w.boundary >= epoch && --w.earlier == 0 && w.stage == Encoder.SPLIT_SYNC) {
+            if (w != ended && w.boundary >= epoch && --w.earlier == 0 && w.stage != Encoder.SPLIT_WRITE) {
                 (ready == null ? ready = new ArrayList<>(2) : ready).add(w);
             }
         }
         if (ready != null) {
             splits.removeAll(ready);
+            for (Slot w : ready) {
+                w.listed = false;
+            }
         }
         return ready;
     }
@@ -923,7 +928,7 @@ final class EventLoop implements Runnable {
         }
     }
 
-    /** Issues the sync of a two-step write-and-sync, unless its client or its file is gone. */
+    /** Issues a held sync (a two-step write-and-sync's), unless its client or its file is gone. */
     private void syncNow(Slot s, UringFile f, UringFile.PerLoop p) {
         Request r = s.request;
         if (r.isCancelled()) {
@@ -990,8 +995,7 @@ final class EventLoop implements Runnable {
         Request r = s.request;
         boolean change = s.change;
         long epoch = s.epoch;
-        boolean split = r != null && r.kind == Request.WRITE_SYNC
-                && (s.stage == Encoder.SPLIT_WRITE || s.stage == Encoder.SPLIT_SYNC);
+        boolean listed = s.listed;
         long bytes = s.admittedBytes;
         DeviceBudget budget = s.budget;
         s.admittedBytes = 0;
@@ -1012,8 +1016,8 @@ final class EventLoop implements Runnable {
         UringFile.PerLoop p = f.peek(this);
         p.inflight--;
         p.bytes -= bytes;
-        if (split) {
-            p.splits.remove(s); // ended before its sync was issued (a failed write), or after it
+        if (listed) {
+            p.splits.remove(s); // ended before its sync was issued (a failed write)
         }
         ArrayList<Slot> ready = null;
         if (change) {

@@ -41,11 +41,13 @@ final class Slot {
     /** The file's epoch ({@link UringFile.PerLoop#epoch}) this slot's change began in. */
     long epoch;
     /**
-     * A direct write-and-sync made in two steps ({@link Encoder#SPLIT_WRITE}): the last epoch whose changes its sync
-     * must follow, and how many of those are still in flight.
+     * A sync that waits for the changes begun before it ({@link Encoder#SPLIT_WRITE}, {@link Encoder#HELD_SYNC}): the
+     * last epoch whose changes it must follow, and how many of those are still in flight; {@link #listed} while it
+     * is in its file's {@link UringFile.PerLoop#splits}.
      */
     long boundary;
     int earlier;
+    boolean listed;
     long admittedBytes;
     /** The result of a write the loop made itself, delivered in the loop's next turn. */
     int inlineRes;
@@ -112,6 +114,7 @@ final class Slot {
     void clear() {
         change = false;
         earlier = 0;
+        listed = false;
         request = null;
         budget = null;
         cqes = 0;

@@ -149,8 +149,8 @@ final class UringFile extends FileHandle {
          */
         long epoch;
         /**
-         * Direct write-and-syncs made in two steps whose sync is not issued yet (see {@link Encoder#SPLIT_WRITE});
-         * null until the first.
+         * Syncs that wait for the changes begun before them and are not issued yet (see {@link Encoder#SPLIT_WRITE}
+         * and {@link Encoder#HELD_SYNC}); null until the first.
          */
         ArrayList<Slot> splits;
         /** Bytes the buffered transfers in flight move (see {@link EngineConfig#inFlightBytes}). */
