@@ -27,7 +27,7 @@ final class Errors implements ErrorMapper {
             long total) {
         boolean read = operation.equals("READ");
         String when = (offset >= 0 ? "at " + (offset + done) + ", " : "") + "after the first " + done + " of its "
-                + total + " bytes " + (read ? "were read" : "were written") + " (the buffer's position moved past them)"
+                + total + " bytes " + (read ? "were read" : "were written") + " (a ByteBuffer's position moved past them)"
                 + (operation.equals("WRITE+FDATASYNC") ? ", none of them synced" : "");
         return of(errno, operation, path, offset, direct, when);
     }

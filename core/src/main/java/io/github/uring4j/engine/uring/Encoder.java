@@ -501,10 +501,10 @@ final class Encoder {
         s.stage = stage;
         s.boundary = p.epoch++;
         s.earlier = p.changes;
-        if (p.splits == null) {
-            p.splits = new ArrayList<>(4);
+        if (p.heldSyncs == null) {
+            p.heldSyncs = new ArrayList<>(4);
         }
-        p.splits.add(s);
+        p.heldSyncs.add(s);
         s.listed = true;
     }
 

@@ -887,7 +887,7 @@ final class EventLoop implements Runnable {
             ready = changeEnded(p, s.epoch, s);
         }
         if (s.earlier == 0) {
-            p.splits.remove(s);
+            p.heldSyncs.remove(s);
             s.listed = false;
             syncNow(s, f, p);
         }
@@ -900,19 +900,19 @@ final class EventLoop implements Runnable {
      * taken out of the file's list, or null.
      */
     private static ArrayList<Slot> changeEnded(UringFile.PerLoop p, long epoch, Slot ended) {
-        ArrayList<Slot> splits = p.splits;
-        if (splits == null || splits.isEmpty()) {
+        ArrayList<Slot> held = p.heldSyncs;
+        if (held == null || held.isEmpty()) {
             return null;
         }
         ArrayList<Slot> ready = null;
-        for (int i = 0; i < splits.size(); i++) {
-            Slot w = splits.get(i);
+        for (int i = 0; i < held.size(); i++) {
+            Slot w = held.get(i);
             if (w != ended && w.boundary >= epoch && --w.earlier == 0 && w.stage != Encoder.SPLIT_WRITE) {
                 (ready == null ? ready = new ArrayList<>(2) : ready).add(w);
             }
         }
         if (ready != null) {
-            splits.removeAll(ready);
+            held.removeAll(ready);
             for (Slot w : ready) {
                 w.listed = false;
             }
@@ -1017,7 +1017,7 @@ final class EventLoop implements Runnable {
         p.inflight--;
         p.bytes -= bytes;
         if (listed) {
-            p.splits.remove(s); // ended before its sync was issued (a failed write)
+            p.heldSyncs.remove(s); // ended before its sync was issued (a failed write)
         }
         ArrayList<Slot> ready = null;
         if (change) {

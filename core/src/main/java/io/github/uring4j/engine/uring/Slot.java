@@ -43,7 +43,7 @@ final class Slot {
     /**
      * A sync that waits for the changes begun before it ({@link Encoder#SPLIT_WRITE}, {@link Encoder#HELD_SYNC}): the
      * last epoch whose changes it must follow, and how many of those are still in flight; {@link #listed} while it
-     * is in its file's {@link UringFile.PerLoop#splits}.
+     * is in its file's {@link UringFile.PerLoop#heldSyncs}.
      */
     long boundary;
     int earlier;
