@@ -189,6 +189,44 @@ class SyncOrderTest {
         }
     }
 
+    /**
+     * The threads backend: a {@code force} made while a write of the file is held in its call (by the test's result
+     * filter) waits for it on its worker, and a {@code size()} asked after it ends meanwhile (before, a waiting sync
+     * waited in the file's queue, and every later call of the file behind it).
+     */
+    @Test
+    void aThreadsForceWaitingForAWriteHoldsNoLaterCallBack() throws Exception {
+        Path p = dir.resolve("forced");
+        CountDownLatch writeHeld = new CountDownLatch(1);
+        CountDownLatch releaseWrite = new CountDownLatch(1);
+        IoExecutor.Builder b = IoExecutor.builder().backend(Backend.THREADS).threads(4).resultFilter(
+                (kind, sub, res, requested) -> {
+                    if (kind == Request.WRITE) {
+                        writeHeld.countDown();
+                        try {
+                            releaseWrite.await(30, TimeUnit.SECONDS);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }
+                    return res;
+                });
+        try (IoExecutor io = b.build(); AsyncFile f = AsyncFile.open(io, p, StandardOpenOption.CREATE,
+                StandardOpenOption.READ, StandardOpenOption.WRITE).get(10, TimeUnit.SECONDS)) {
+            CompletableFuture<Integer> held = f.write(filled((byte) 1), 0);
+            assertTrue(writeHeld.await(10, TimeUnit.SECONDS), "the write reached its call");
+            CompletableFuture<Void> force = f.force(false);
+            CompletableFuture<Long> size = f.size();
+            assertEquals(4096L, size.get(10, TimeUnit.SECONDS), "a size() behind a waiting force");
+            assertFalse(force.isDone(), "the force ended while a write made before it was still in its call");
+            releaseWrite.countDown();
+            assertEquals(4096, held.get(10, TimeUnit.SECONDS));
+            force.get(10, TimeUnit.SECONDS);
+        } finally {
+            releaseWrite.countDown();
+        }
+    }
+
     private static ByteBuffer filled(byte value) {
         ByteBuffer b = ByteBuffer.allocateDirect(4096);
         for (int i = 0; i < 4096; i++) {

@@ -198,7 +198,7 @@ public final class ThreadsBackend implements IoBackend {
                 }
             }
             if (accepted) {
-                if (f.running >= perFile || !f.waiting.isEmpty() || waitsForChanges(r, f)) {
+                if (f.running >= perFile || !f.waiting.isEmpty()) {
                     f.waiting.add(t);
                     return;
                 }
@@ -216,10 +216,12 @@ public final class ThreadsBackend implements IoBackend {
     private static void starts(ThreadsFile f, Task t) {
         f.running++;
         f.runningTasks.add(t);
-        if (changes(t.request.kind)) {
-            f.runningChanges++;
+        int kind = t.request.kind;
+        if (changes(kind)) {
             t.changing = true;
             t.ticket = ++f.changeTickets;
+        } else if (kind == Request.FSYNC || kind == Request.SYNC_RANGE) {
+            t.ticket = ++f.changeTickets; // follows the changes with a lower one (awaitEarlierChanges)
         }
     }
 
@@ -233,6 +235,18 @@ public final class ThreadsBackend implements IoBackend {
     void wroteBeforeSync(Task t, ThreadsFile f) {
         synchronized (f) {
             changeEnded(f, t);
+        }
+        awaitEarlierChanges(t, f);
+    }
+
+    /**
+     * Before a sync's call (a {@code force}, a {@code syncRange}, a write-and-sync's after its write): waits until
+     * the changes of the file begun before it have ended, which it must cover, and which on other workers would run
+     * beside it. The sync runs on its worker meanwhile, so the file's later calls are not held back behind it (they
+     * waited in the file's queue behind a waiting sync before).
+     */
+    void awaitEarlierChanges(Task t, ThreadsFile f) {
+        synchronized (f) {
             boolean interrupted = false;
             while (earlierChangeRuns(f, t) && open && !t.request.isCancelled() && !t.request.wasTold()) {
                 try {
@@ -262,7 +276,6 @@ public final class ThreadsBackend implements IoBackend {
     private static void changeEnded(ThreadsFile f, Task t) {
         if (t.changing) {
             t.changing = false;
-            f.runningChanges--;
             f.notifyAll(); // a write-and-sync's sync may wait for it
         }
     }
@@ -273,14 +286,6 @@ public final class ThreadsBackend implements IoBackend {
                 || kind == Request.TRUNCATE || kind == Request.ALLOCATE;
     }
 
-    /**
-     * Whether {@code r}, a sync, must wait until the file's changes that run now have ended: it must cover them, and
-     * on another worker it ran beside them (guarded by {@code f}). A write-and-sync starts at once and waits after
-     * its write ({@link #wroteBeforeSync}).
-     */
-    private static boolean waitsForChanges(Request r, ThreadsFile f) {
-        return f.runningChanges > 0 && (r.kind == Request.FSYNC || r.kind == Request.SYNC_RANGE);
-    }
 
     private void execute(Task t) {
         try {
@@ -321,6 +326,10 @@ public final class ThreadsBackend implements IoBackend {
                 v = switch (r.kind) {
                     case Request.READ, Request.WRITE, Request.WRITE_SYNC -> calls.transfer(t, f);
                     case Request.READV, Request.WRITEV -> calls.vector(t, f);
+                    case Request.FSYNC, Request.SYNC_RANGE -> {
+                        awaitEarlierChanges(t, f);
+                        yield calls.other(r, f);
+                    }
                     default -> calls.other(r, f);
                 };
             }
@@ -387,7 +396,7 @@ public final class ThreadsBackend implements IoBackend {
         completed.incrementAndGet();
         Request r = t.request;
         Task next = null;
-        java.util.List<Task> more = null; // a sync that waited for the changes before it lets those behind it go too
+        java.util.List<Task> more = null; // more than one waiting call may start
         boolean closeNow = false;
         Task closing = null;
         ThreadsFile file = r.handle instanceof ThreadsFile tf && r.kind != Request.CLOSE ? tf : null;
@@ -397,8 +406,7 @@ public final class ThreadsBackend implements IoBackend {
                 if (f.runningTasks.remove(t)) {
                     f.running--;
                     changeEnded(f, t);
-                    while (f.isOpen() && !f.waiting.isEmpty() && f.running < perFile
-                            && !waitsForChanges(f.waiting.peek().request, f)) {
+                    while (f.isOpen() && !f.waiting.isEmpty() && f.running < perFile) {
                         Task n = f.waiting.poll();
                         starts(f, n);
                         if (next == null) {
