@@ -357,15 +357,20 @@ public final class Request extends MpscQueue.Node {
     }
 
     /**
-     * Fails with {@code error}. A full transfer whose first pieces moved ({@link Rules#partial}) still delivers them,
-     * as the client's own loop of calls would have: a buffer's position moves past them, a bounced read's bytes are
-     * copied back (unless a cancel came first, or the client was told already).
+     * Fails with {@code error}. A full transfer whose first pieces moved ({@link Rules#partial}) and that failed on
+     * its own (not cancelled, timed out or closed by its client) still delivers them, as the client's own loop of
+     * calls would have: a buffer's position moves past them, a bounced read's bytes are copied back. A cancel that
+     * comes first wins: the request then fails as cancelled, as {@link #succeed} does, and delivers nothing.
      */
     public void fail(Throwable error) {
-        if (Rules.partial(this) && !told && claimDelivery()) {
-            Throwable copy = Memory.finish(this, done);
-            if (copy != null && copy != error) {
-                error.addSuppressed(copy);
+        if (Rules.partial(this) && !told && !Rules.interruption(error)) {
+            if (claimDelivery()) {
+                Throwable copy = Memory.finish(this, done);
+                if (copy != null && copy != error) {
+                    error.addSuppressed(copy);
+                }
+            } else {
+                error = new java.util.concurrent.CancellationException(name() + " cancelled");
             }
         }
         end(0, null, error);

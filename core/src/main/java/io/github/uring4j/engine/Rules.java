@@ -60,13 +60,23 @@ public final class Rules {
      * {@link java.util.concurrent.TimeoutException} that says which operation of which file and after how long.
      */
     public static InterruptedByTimeoutException timedOut(Request r) {
+        return timedOut(r, false);
+    }
+
+    /**
+     * {@link #timedOut(Request)}, saying how many bytes a full transfer had moved when {@code counted} (only a thread
+     * that owns the request's progress may read it: the loop, not the threads backend's timer).
+     */
+    public static InterruptedByTimeoutException timedOut(Request r, boolean counted) {
         InterruptedByTimeoutException e = new InterruptedByTimeoutException();
         String path = r.pathForErrors();
         long nanos = r.timeoutNanos;
         String after = nanos % 1_000_000 == 0 ? nanos / 1_000_000 + " ms"
                 : String.format(java.util.Locale.ROOT, "%.3f ms", nanos / 1e6);
+        String moved = counted && partial(r) ? " (the first " + r.done + " of its " + (r.done + r.length)
+                + " bytes had moved; a ByteBuffer's position stays)" : "";
         e.initCause(new java.util.concurrent.TimeoutException(r.name() + (path != null ? " of " + path : "")
-                + " did not end within its timeout of " + after));
+                + " did not end within its timeout of " + after + moved));
         return e;
     }
 
@@ -84,7 +94,7 @@ public final class Rules {
                 return new CancellationException(r.name() + " cancelled");
             }
             if (timedOut) {
-                return timedOut(r);
+                return timedOut(r, true);
             }
             if (closing || (r.handle != null && !r.handle.isOpen())) {
                 return new AsynchronousCloseException();
@@ -98,6 +108,12 @@ public final class Rules {
             return errors.errorAfter(e, r.name(), r.pathForErrors(), offset, direct, r.done, r.done + r.length);
         }
         return errors.error(e, r.name(), r.pathForErrors(), offsetOf(r), direct);
+    }
+
+    /** Whether {@code error} says the client ended the request: its cancel, its timeout, its close. */
+    public static boolean interruption(Throwable error) {
+        return error instanceof CancellationException || error instanceof InterruptedByTimeoutException
+                || error instanceof AsynchronousCloseException;
     }
 
     /**

@@ -68,7 +68,8 @@ import java.util.concurrent.CompletionException;
  * finish short transfers and fail with {@link java.io.EOFException} when the file ends first. One of these (or a
  * {@code writeAndSync}) that fails after its first pieces moved says in its message how many bytes moved, and its
  * {@code ByteBuffer}'s position moves past them (a read's bytes are in it), as a loop of single calls would leave it; a
- * {@link FileIOException}'s offset is where the transfer began. Reading a file opened
+ * {@link FileIOException}'s offset is where the transfer began. One cancelled, timed out or closed under moves no
+ * position. Reading a file opened
  * without {@code READ} throws {@link NonReadableChannelException}; writing, truncating or allocating a file opened
  * without {@code WRITE} throws {@link NonWritableChannelException}. Failures are
  * {@link java.nio.file.NoSuchFileException}, {@link java.nio.file.AccessDeniedException},
@@ -89,7 +90,9 @@ import java.util.concurrent.CompletionException;
  * {@code readFully}/{@code writeFully} share one timeout. The threads backend cannot interrupt a blocking call: it
  * reports the timeout on time and lets the call finish on its worker, keeping the buffer until then (a timed-out read
  * may still have filled a direct buffer or a segment, but no buffer's position moves and a heap buffer gets nothing
- * after the timeout was reported; a timed-out write may still have written). {@link Duration#ZERO} (counted as one
+ * after the timeout was reported; a timed-out write may still have written). So does io_uring for an operation the
+ * kernel can no longer stop when its time runs out (a large buffered write a kernel worker is making): it is reported
+ * as timed out then, and ends in the kernel. {@link Duration#ZERO} (counted as one
  * nanosecond) lets only an operation that ends at once succeed: on io_uring one the kernel completes without waiting (a
  * read from the page cache), on the threads backend, whose timer runs beside its workers, practically none.
  *

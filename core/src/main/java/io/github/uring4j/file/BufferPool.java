@@ -2,7 +2,6 @@ package io.github.uring4j.file;
 
 import io.github.uring4j.engine.IoBackend;
 import io.github.uring4j.engine.Log;
-import io.github.uring4j.engine.Memory;
 import io.github.uring4j.engine.PinnedRegion;
 import java.lang.foreign.MemorySegment;
 import java.lang.ref.Cleaner;
@@ -170,8 +169,11 @@ public final class BufferPool implements AutoCloseable {
         if (!buffer.isDirect()) {
             throw new IllegalArgumentException("not a buffer of this pool (heap buffer)");
         }
-        ours(MemorySegment.ofBuffer(buffer));
-        give(indexOf(Memory.address(buffer) - buffer.position()));
+        // Its start from a copy at position 0, not from its address less its position: an operation still using it
+        // (the caller's mistake) may move the position between the two reads, and the pool took it for a stranger.
+        MemorySegment whole = MemorySegment.ofBuffer(buffer.duplicate().clear());
+        ours(whole);
+        give(indexOf(whole.address()));
     }
 
     private int indexOf(long address) {

@@ -2,6 +2,7 @@ package io.github.uring4j.file;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.uring4j.engine.Request;
@@ -224,6 +225,64 @@ class SyncOrderTest {
             force.get(10, TimeUnit.SECONDS);
         } finally {
             releaseWrite.countDown();
+        }
+    }
+
+    /**
+     * io_uring, {@code O_DIRECT}, one loop with room for two direct operations at a time: 8 {@code writeAndSync}s
+     * issued together, 10 rounds; then 6 behind a 1 MiB write and one whose write fails ({@code EFBIG}). Every one
+     * ends (before: in 9 of 10 rounds one never did, and the file's close waited for ever: a request that took the
+     * slot of one that ended was dropped from the file's list of waiting syncs; found by a hostile probe).
+     */
+    @Test
+    void directWriteAndSyncsThroughANarrowDeviceBudgetAllEnd() throws Exception {
+        Path p = dir.resolve("narrow");
+        long limit = HostileUseContract.largestFileSize(p);
+        for (int round = 0; round < 10; round++) {
+            Files.deleteIfExists(p);
+            try (IoExecutor io = IoExecutor.builder().backend(Backend.IO_URING).loops(1).directInFlight(2).build();
+                    Arena a = Arena.ofShared()) {
+                AsyncFile f;
+                try {
+                    f = AsyncFile.open(io, p, StandardOpenOption.CREATE, StandardOpenOption.WRITE, FileOption.DIRECT)
+                            .get(10, TimeUnit.SECONDS);
+                } catch (java.util.concurrent.ExecutionException e) {
+                    org.junit.jupiter.api.Assumptions.abort("no O_DIRECT here: " + e.getCause());
+                    return;
+                }
+                try {
+                    List<CompletableFuture<Integer>> all = new ArrayList<>();
+                    for (int i = 0; i < 8; i++) {
+                        all.add(f.writeAndSync(a.allocate(4096, 4096), 4096L * i));
+                    }
+                    for (CompletableFuture<Integer> w : all) {
+                        assertEquals(4096, w.get(10, TimeUnit.SECONDS), "round " + round);
+                    }
+                    all.clear();
+                    all.add(f.write(a.allocate(1 << 20, 4096), 0));
+                    CompletableFuture<Integer> failing = f.writeAndSync(a.allocate(4096, 4096), limit);
+                    for (int i = 0; i < 6; i++) {
+                        all.add(f.writeAndSync(a.allocate(4096, 4096), (1 << 20) + 4096L * i));
+                    }
+                    assertInstanceOf(FileIOException.class, TestFiles.failure(failing), "round " + round);
+                    for (CompletableFuture<Integer> w : all) {
+                        assertTrue(w.get(10, TimeUnit.SECONDS) > 0, "round " + round);
+                    }
+                } finally {
+                    // on a thread of its own: a close that waited for ever for a lost request failed the test at once
+                    AsyncFile file = f;
+                    Thread closing = Thread.ofPlatform().daemon().start(() -> {
+                        try {
+                            file.close();
+                        } catch (java.io.IOException e) {
+                            throw new java.io.UncheckedIOException(e);
+                        }
+                    });
+                    closing.join(TimeUnit.SECONDS.toMillis(10));
+                    assertFalse(closing.isAlive(), "round " + round + ": the file's close did not return");
+                }
+                assertEquals(0, io.inFlight(), "round " + round + ": left in flight");
+            }
         }
     }
 

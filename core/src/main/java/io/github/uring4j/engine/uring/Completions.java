@@ -50,6 +50,9 @@ final class Completions implements CqeHandler {
             res = filter.filter(s.request.kind, sub, res, s.request.length);
         }
         s.res[sub] = res;
+        if (sub == Slot.MAIN) {
+            s.mainIn = true;
+        }
         if (sub == Slot.TIMEOUT) {
             // -ECANCELED: the operation ended first and took its timeout with it. Anything else, the timeout fired:
             // -ETIME when it cancelled the operation, or what its cancel met (-EALREADY: the operation ran where it
@@ -57,6 +60,12 @@ final class Completions implements CqeHandler {
             // ending as it could, with ECANCELED included (a timed write reported ECANCELED as an I/O error, a few
             // times in millions under load, its timeout's result -ENOENT)
             s.timedOut = res != -Errno.ECANCELED;
+            if (s.timedOut && res != -Errno.ETIME && !s.mainIn) {
+                // The time ran out but the operation could not be stopped (-EALREADY: a kernel worker is making
+                // it, as a large buffered write): the client is told now, as the threads backend tells it, and
+                // the operation ends in the kernel, its memory kept until then.
+                s.request.tellEarly(Rules.timedOut(s.request, true));
+            }
         }
         if (--s.cqes == 0) {
             finishSafely(s);
@@ -132,6 +141,10 @@ final class Completions implements CqeHandler {
                 }
                 long v = Rules.afterChunk(r, res, errors);
                 if (v == Rules.MORE) {
+                    if (r.wasTold()) {
+                        end(s, Rules.timedOut(r)); // told it timed out: no further piece (this only releases)
+                        return;
+                    }
                     // A short write of a write→fdatasync chain came back; the sync was cancelled: issue both again.
                     loop.start(s);
                     return;

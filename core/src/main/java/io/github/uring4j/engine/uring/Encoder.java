@@ -391,6 +391,7 @@ final class Encoder {
         s.res[Slot.MAIN] = 0;
         s.res[Slot.LINKED] = 0;
         s.timedOut = false;
+        s.mainIn = false;
         boolean read = r.kind == Request.READ;
         if (s.stage == 0 && splits(r, f)) {
             holdBehindChanges(s, f, SPLIT_WRITE);

@@ -995,7 +995,12 @@ final class EventLoop implements Runnable {
         Request r = s.request;
         boolean change = s.change;
         long epoch = s.epoch;
-        boolean listed = s.listed;
+        if (s.listed) {
+            // a sync held behind earlier changes that ends before it was issued (its write failed): out of its
+            // file's list before the slot is given back, which may hand it to the next request at once (drain)
+            s.listed = false;
+            ((UringFile) r.handle).peek(this).heldSyncs.remove(s);
+        }
         long bytes = s.admittedBytes;
         DeviceBudget budget = s.budget;
         s.admittedBytes = 0;
@@ -1016,9 +1021,6 @@ final class EventLoop implements Runnable {
         UringFile.PerLoop p = f.peek(this);
         p.inflight--;
         p.bytes -= bytes;
-        if (listed) {
-            p.heldSyncs.remove(s); // ended before its sync was issued (a failed write)
-        }
         ArrayList<Slot> ready = null;
         if (change) {
             p.changes--;

@@ -61,6 +61,8 @@ final class Slot {
     int fixed = -1;
     /** The linked timeout fired. */
     boolean timedOut;
+    /** The main entry's completion has come (since the transfer's last piece was encoded). */
+    boolean mainIn;
     /** Waiting in the retry list for SQ room. */
     boolean queued;
     /** An entry failed to encode after others reached the kernel: the request fails once they complete. */
@@ -122,6 +124,7 @@ final class Slot {
         fd = -1;
         fixed = -1;
         timedOut = false;
+        mainIn = false;
         queued = false;
         failure = null;
         for (int i = 0; i < SUBS; i++) {
