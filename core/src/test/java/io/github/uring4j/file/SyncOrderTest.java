@@ -191,44 +191,6 @@ class SyncOrderTest {
     }
 
     /**
-     * The threads backend: a {@code force} made while a write of the file is held in its call (by the test's result
-     * filter) waits for it on its worker, and a {@code size()} asked after it ends meanwhile (before, a waiting sync
-     * waited in the file's queue, and every later call of the file behind it).
-     */
-    @Test
-    void aThreadsForceWaitingForAWriteHoldsNoLaterCallBack() throws Exception {
-        Path p = dir.resolve("forced");
-        CountDownLatch writeHeld = new CountDownLatch(1);
-        CountDownLatch releaseWrite = new CountDownLatch(1);
-        IoExecutor.Builder b = IoExecutor.builder().backend(Backend.THREADS).threads(4).resultFilter(
-                (kind, sub, res, requested) -> {
-                    if (kind == Request.WRITE) {
-                        writeHeld.countDown();
-                        try {
-                            releaseWrite.await(30, TimeUnit.SECONDS);
-                        } catch (InterruptedException e) {
-                            Thread.currentThread().interrupt();
-                        }
-                    }
-                    return res;
-                });
-        try (IoExecutor io = b.build(); AsyncFile f = AsyncFile.open(io, p, StandardOpenOption.CREATE,
-                StandardOpenOption.READ, StandardOpenOption.WRITE).get(10, TimeUnit.SECONDS)) {
-            CompletableFuture<Integer> held = f.write(filled((byte) 1), 0);
-            assertTrue(writeHeld.await(10, TimeUnit.SECONDS), "the write reached its call");
-            CompletableFuture<Void> force = f.force(false);
-            CompletableFuture<Long> size = f.size();
-            assertEquals(4096L, size.get(10, TimeUnit.SECONDS), "a size() behind a waiting force");
-            assertFalse(force.isDone(), "the force ended while a write made before it was still in its call");
-            releaseWrite.countDown();
-            assertEquals(4096, held.get(10, TimeUnit.SECONDS));
-            force.get(10, TimeUnit.SECONDS);
-        } finally {
-            releaseWrite.countDown();
-        }
-    }
-
-    /**
      * io_uring, {@code O_DIRECT}, one loop with room for two direct operations at a time: 8 {@code writeAndSync}s
      * issued together, 10 rounds; then 6 behind a 1 MiB write and one whose write fails ({@code EFBIG}). Every one
      * ends (before: in 9 of 10 rounds one never did, and the file's close waited for ever: a request that took the
@@ -466,41 +428,4 @@ class SyncOrderTest {
         }
     }
 
-    /**
-     * io_uring, {@code O_DIRECT}: a {@code force} made while a 32 MiB write of the file is in flight waits for that
-     * write without holding the file's later requests back: a {@code size()} asked after the force ends before the
-     * write in some of 5 rounds, and the force after the write in all. Before, a force waiting for the writes in
-     * flight waited in the file's queue, and every later request of the file waited behind it.
-     */
-    @Test
-    void aForceWaitingForEarlierWritesHoldsNoLaterRequestBack() throws Exception {
-        Path p = dir.resolve("forced");
-        int big = 32 << 20;
-        byte[] sevens = new byte[big];
-        Arrays.fill(sevens, (byte) 7);
-        try (IoExecutor io = uring()) {
-            AsyncFile f;
-            try {
-                f = AsyncFile.open(io, p, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE,
-                        FileOption.DIRECT).get(10, TimeUnit.SECONDS);
-            } catch (java.util.concurrent.ExecutionException e) {
-                org.junit.jupiter.api.Assumptions.abort("no O_DIRECT here: " + e.getCause());
-                return;
-            }
-            try (f) {
-                int sizesFirst = 0;
-                for (int round = 0; round < 5; round++) {
-                    CompletableFuture<Integer> earlier = f.write(uncachedMapping(io, dir.resolve("src" + round), sevens), 0);
-                    CompletableFuture<Void> force = f.force(false);
-                    CompletableFuture<Long> size = f.size();
-                    size.get(30, TimeUnit.SECONDS);
-                    sizesFirst += earlier.isDone() ? 0 : 1;
-                    force.get(30, TimeUnit.SECONDS);
-                    assertTrue(earlier.isDone(), "round " + round + ": the force ended before the write made before it");
-                    assertEquals(big, earlier.get(30, TimeUnit.SECONDS));
-                }
-                assertTrue(sizesFirst > 0, "a size() asked after a waiting force never ended before the write before it");
-            }
-        }
-    }
 }

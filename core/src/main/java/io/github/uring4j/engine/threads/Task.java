@@ -23,7 +23,7 @@ final class Task implements Runnable {
     Throwable heldBack;
     /**
      * The request changes its file and has not yet ended that part (a write-and-sync's ends with its write, before
-     * its sync); {@link #ticket} orders it among the file's changes and syncs. Guarded by the file.
+     * its sync); {@link #ticket} orders it among the file's changes. Guarded by the file.
      */
     boolean changing;
     long ticket;

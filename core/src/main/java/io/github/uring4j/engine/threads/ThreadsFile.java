@@ -11,9 +11,11 @@ import java.util.List;
 /** A file of the threads backend: the calls running on workers and those waiting for the file's limit. Guarded by this. */
 final class ThreadsFile extends FileHandle {
     int running;
+    /** Running calls that change the file (writes, truncates, allocations): a sync waits for them (guarded by this). */
+    int runningChanges;
     /**
-     * The last ticket given to a change of the file or a sync ({@link Task#ticket}, guarded by this): a sync waits for
-     * the running changes with lower ones.
+     * The last ticket given to a change of the file ({@link Task#ticket}, guarded by this): a write-and-sync's sync
+     * waits for the running changes with lower ones.
      */
     long changeTickets;
     final List<Task> runningTasks = new ArrayList<>(4);

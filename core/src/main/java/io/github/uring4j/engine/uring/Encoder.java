@@ -58,13 +58,6 @@ final class Encoder {
      */
     static final int SPLIT_WRITE = 1;
     static final int SPLIT_SYNC = 2;
-    /**
-     * An untimed {@code force} or {@code syncRange} that begins while changes of its file are in flight on the loop:
-     * it takes its slot at once and is issued once those changes have ended, while the file's later requests go on
-     * (waiting in the file's queue instead held every later write back behind it until the writes in flight had
-     * drained).
-     */
-    static final int HELD_SYNC = 3;
     /** Close stages (see {@link Closer}). */
     static final int CLOSE_QUIESCE = 0;
     static final int CLOSE_SYSCALLS = 1;
@@ -394,7 +387,7 @@ final class Encoder {
         s.mainIn = false;
         boolean read = r.kind == Request.READ;
         if (s.stage == 0 && splits(r, f)) {
-            holdBehindChanges(s, f, SPLIT_WRITE);
+            holdBehindChanges(s, f);
         }
         if (!read) {
             change(s, f);
@@ -443,11 +436,6 @@ final class Encoder {
 
     private void other(Slot s, Request r) {
         UringFile f = (UringFile) r.handle;
-        if (s.stage == 0 && (r.kind == Request.FSYNC || r.kind == Request.SYNC_RANGE) && r.timeoutNanos == 0
-                && f.on(loop).changes > 0) {
-            holdBehindChanges(s, f, HELD_SYNC); // issued by EventLoop.syncNow once they have ended
-            return;
-        }
         FileTarget t = f.target(loop);
         Sqe e = switch (r.kind) {
             case Request.FSYNC -> loop.inline.fsync(s, r, f) ? null : ring.nextSqe().fsync(t, !r.metaData);
@@ -497,9 +485,9 @@ final class Encoder {
      * The sync of {@code s} is to follow the changes of {@code f} in flight on this loop now: they close the file's
      * epoch, and count as the sync's earlier changes.
      */
-    private void holdBehindChanges(Slot s, UringFile f, int stage) {
+    private void holdBehindChanges(Slot s, UringFile f) {
         UringFile.PerLoop p = f.on(loop);
-        s.stage = stage;
+        s.stage = SPLIT_WRITE;
         s.boundary = p.epoch++;
         s.earlier = p.changes;
         if (p.heldSyncs == null) {

@@ -41,9 +41,9 @@ final class Slot {
     /** The file's epoch ({@link UringFile.PerLoop#epoch}) this slot's change began in. */
     long epoch;
     /**
-     * A sync that waits for the changes begun before it ({@link Encoder#SPLIT_WRITE}, {@link Encoder#HELD_SYNC}): the
-     * last epoch whose changes it must follow, and how many of those are still in flight; {@link #listed} while it
-     * is in its file's {@link UringFile.PerLoop#heldSyncs}.
+     * A direct write-and-sync made in two steps ({@link Encoder#SPLIT_WRITE}): the last epoch whose changes its sync
+     * must follow, and how many of those are still in flight; {@link #listed} while it is in its file's
+     * {@link UringFile.PerLoop#heldSyncs}.
      */
     long boundary;
     int earlier;

@@ -144,13 +144,13 @@ final class UringFile extends FileHandle {
          */
         int changes;
         /**
-         * The epoch changes beginning now count in ({@link Slot#epoch}): a sync that begins beside changes in flight
-         * closes it, and follows the changes of the epochs up to it.
+         * The epoch changes beginning now count in ({@link Slot#epoch}): a direct write-and-sync that begins beside
+         * changes in flight closes it, and its sync follows the changes of the epochs up to it.
          */
         long epoch;
         /**
-         * Syncs that wait for the changes begun before them and are not issued yet (see {@link Encoder#SPLIT_WRITE}
-         * and {@link Encoder#HELD_SYNC}); null until the first.
+         * Direct write-and-syncs made in two steps whose sync is not issued yet (see {@link Encoder#SPLIT_WRITE});
+         * null until the first.
          */
         ArrayList<Slot> heldSyncs;
         /** Bytes the buffered transfers in flight move (see {@link EngineConfig#inFlightBytes}). */
