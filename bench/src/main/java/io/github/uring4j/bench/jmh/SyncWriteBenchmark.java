@@ -1,7 +1,9 @@
 package io.github.uring4j.bench.jmh;
 
 import io.github.uring4j.bench.data.BlockData;
+import com.sun.nio.file.ExtendedOpenOption;
 import io.github.uring4j.file.AsyncFile;
+import io.github.uring4j.file.FileOption;
 import io.github.uring4j.file.IoExecutor;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -27,13 +29,15 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.BenchmarkParams;
 
 /**
  * A log whose every 4 KiB record is on the device before the writer goes on (a write-ahead log committing each
  * record): the JDK's {@code FileChannel.write} + {@code force(false)} from one thread and from eight, beside
  * uring4j's {@code AsyncFile.writeAndSync} (one write linked to an {@code fdatasync}) one at a time and eight in
- * flight. Records cycle through a 64 MiB region of one file, written and synced before the first record (a
- * preallocated log segment), each record holding the block pattern of its offset; after every iteration the
+ * flight; and the eight-way pair again on a file opened {@code O_DIRECT} (a log that bypasses the page cache, as
+ * databases keep theirs). Records cycle through a 64 MiB region of one file, written and synced before the first
+ * record (a preallocated log segment), each record holding the block pattern of its offset; after every iteration the
  * records written are read back and checked.
  */
 @BenchmarkMode(Mode.Throughput)
@@ -51,13 +55,17 @@ public class SyncWriteBenchmark {
     static final int LANE = 16;
 
     Path file;
+    /** The log through the page cache: the buffered ways write with it, and every way's records are checked with it. */
     FileChannel channel;
+    /** The log opened {@code O_DIRECT} for the ways whose names end in {@code Direct}; else null. */
+    FileChannel directChannel;
     IoExecutor executor;
     AsyncFile async;
     final AtomicLong next = new AtomicLong();
 
     @Setup(Level.Trial)
-    public void setUp() throws IOException {
+    public void setUp(BenchmarkParams params) throws IOException {
+        boolean direct = params.getBenchmark().endsWith("Direct");
         file = JmhFiles.root().resolve("sync-log.bin");
         Files.deleteIfExists(file);
         channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.READ);
@@ -72,7 +80,12 @@ public class SyncWriteBenchmark {
         }
         channel.force(true);
         executor = IoExecutor.builder().loops(1).name("bench-sync").build();
-        async = AsyncFile.open(executor, file, StandardOpenOption.WRITE).join();
+        if (direct) {
+            directChannel = FileChannel.open(file, StandardOpenOption.WRITE, ExtendedOpenOption.DIRECT);
+            async = AsyncFile.open(executor, file, StandardOpenOption.WRITE, FileOption.DIRECT).join();
+        } else {
+            async = AsyncFile.open(executor, file, StandardOpenOption.WRITE).join();
+        }
     }
 
     /** Every record written so far holds its offset's pattern. */
@@ -100,11 +113,14 @@ public class SyncWriteBenchmark {
     public void tearDown() throws IOException {
         async.close();
         executor.close();
+        if (directChannel != null) {
+            directChannel.close();
+        }
         channel.close();
         Files.deleteIfExists(file);
     }
 
-    /** A direct buffer per writing thread, or per record in flight. */
+    /** A direct buffer per writing thread, or per record in flight, aligned for {@code O_DIRECT}. */
     @State(Scope.Thread)
     public static class Buffers {
         final ByteBuffer[] records = new ByteBuffer[IN_FLIGHT];
@@ -112,7 +128,7 @@ public class SyncWriteBenchmark {
         @Setup(Level.Trial)
         public void setUp() {
             for (int i = 0; i < records.length; i++) {
-                records[i] = ByteBuffer.allocateDirect(RECORD);
+                records[i] = ByteBuffer.allocateDirect(2 * RECORD).alignedSlice(RECORD).limit(RECORD).slice();
             }
         }
 
@@ -125,24 +141,30 @@ public class SyncWriteBenchmark {
         }
     }
 
-    private void writeForce(Buffers t) throws IOException {
+    private void writeForce(Buffers t, FileChannel c) throws IOException {
         long off = t.fill(this, 0);
         ByteBuffer b = t.records[0];
         while (b.hasRemaining()) {
-            channel.write(b, off + b.position());
+            c.write(b, off + b.position());
         }
-        channel.force(false);
+        c.force(false);
     }
 
     @Benchmark
     public void channelWriteForce(Buffers t) throws IOException {
-        writeForce(t);
+        writeForce(t, channel);
     }
 
     @Benchmark
     @Threads(IN_FLIGHT)
     public void channelWriteForceEightThreads(Buffers t) throws IOException {
-        writeForce(t);
+        writeForce(t, channel);
+    }
+
+    @Benchmark
+    @Threads(IN_FLIGHT)
+    public void channelWriteForceEightThreadsDirect(Buffers t) throws IOException {
+        writeForce(t, directChannel);
     }
 
     @Benchmark
@@ -165,6 +187,13 @@ public class SyncWriteBenchmark {
             n += c.join();
         }
         return written(n, IN_FLIGHT * LANE * RECORD);
+    }
+
+    /** {@link #asyncWriteAndSyncEightInFlight} on the log opened {@code O_DIRECT}. */
+    @Benchmark
+    @OperationsPerInvocation(IN_FLIGHT * LANE)
+    public int asyncWriteAndSyncEightInFlightDirect(Buffers t) {
+        return asyncWriteAndSyncEightInFlight(t);
     }
 
     private CompletableFuture<Integer> lane(Buffers t, int i, int left) {

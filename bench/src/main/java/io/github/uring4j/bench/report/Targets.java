@@ -68,6 +68,9 @@ public final class Targets {
         add(out, "synced 4 KiB log records, writeAndSync 8 in flight (one thread) vs write + force(false) from 8 threads",
                 ratio(find(sections, sync, "asyncWriteAndSyncEightInFlight", null),
                         find(sections, sync, "channelWriteForceEightThreads", null)), 1.0);
+        add(out, "synced 4 KiB log records to an O_DIRECT file, writeAndSync 8 in flight (one thread) vs write +"
+                + " force(false) from 8 threads", ratio(find(sections, sync, "asyncWriteAndSyncEightInFlightDirect", null),
+                        find(sections, sync, "channelWriteForceEightThreadsDirect", null)), 1.0);
         Predicate<Section> one = s -> s.title.startsWith("JMH OneAtATimeBenchmark");
         add(out, "one cached 4 KiB read at a time from a platform thread: AsyncFile read + join() vs the JDK's"
                 + " AsynchronousFileChannel read + get()", ratio(find(sections, one, "readAsyncFile", null),
