@@ -204,14 +204,7 @@ class SyncOrderTest {
             Files.deleteIfExists(p);
             try (IoExecutor io = IoExecutor.builder().backend(Backend.IO_URING).loops(1).directInFlight(2).build();
                     Arena a = Arena.ofShared()) {
-                AsyncFile f;
-                try {
-                    f = AsyncFile.open(io, p, StandardOpenOption.CREATE, StandardOpenOption.WRITE, FileOption.DIRECT)
-                            .get(10, TimeUnit.SECONDS);
-                } catch (java.util.concurrent.ExecutionException e) {
-                    org.junit.jupiter.api.Assumptions.abort("no O_DIRECT here: " + e.getCause());
-                    return;
-                }
+                AsyncFile f = openDirect(io, p);
                 try {
                     List<CompletableFuture<Integer>> all = new ArrayList<>();
                     for (int i = 0; i < 8; i++) {
@@ -277,14 +270,7 @@ class SyncOrderTest {
         Path p = dir.resolve("direct");
         int big = 16 << 20;
         try (IoExecutor io = uring(); Arena a = Arena.ofShared()) {
-            AsyncFile f;
-            try {
-                f = AsyncFile.open(io, p, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE,
-                        FileOption.DIRECT).get(10, TimeUnit.SECONDS);
-            } catch (java.util.concurrent.ExecutionException e) {
-                org.junit.jupiter.api.Assumptions.abort("no O_DIRECT here: " + e.getCause());
-                return;
-            }
+            AsyncFile f = openDirect(io, p);
             // The earlier write's bytes come from a mapping of a file out of the page cache (a new one each time): the
             // kernel reads them from the disk as it makes the write, which so ends well after the small ones behind it.
             byte[] sevens = new byte[big];
@@ -321,16 +307,8 @@ class SyncOrderTest {
             CompletableFuture<Integer> closedUnder = f.writeAndSync(records[1], big + 4096);
             Thread.sleep(3);
             f.close();
-            try {
-                assertEquals(4096, closedUnder.get(30, TimeUnit.SECONDS));
-            } catch (java.util.concurrent.ExecutionException e) {
-                assertTrue(e.getCause() instanceof java.nio.channels.AsynchronousCloseException, e.toString());
-            }
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (io.inFlight() > 0 && System.nanoTime() < deadline) {
-                Thread.sleep(5);
-            }
-            assertEquals(0, io.inFlight(), "left in flight after the close");
+            syncedOrClosed(closedUnder);
+            assertNothingLeftInFlight(io);
         }
     }
 
@@ -357,14 +335,7 @@ class SyncOrderTest {
         int threads = 4;
         int each = 200;
         try (IoExecutor io = uring(); Arena a = Arena.ofShared()) {
-            AsyncFile f;
-            try {
-                f = AsyncFile.open(io, p, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE,
-                        FileOption.DIRECT).get(10, TimeUnit.SECONDS);
-            } catch (java.util.concurrent.ExecutionException e) {
-                org.junit.jupiter.api.Assumptions.abort("no O_DIRECT here: " + e.getCause());
-                return;
-            }
+            AsyncFile f = openDirect(io, p);
             MemorySegment records = a.allocate((long) threads * each * 4096, 4096);
             List<Thread> all = new ArrayList<>();
             List<CompletableFuture<Integer>> kept = java.util.Collections.synchronizedList(new ArrayList<>());
@@ -414,18 +385,38 @@ class SyncOrderTest {
             }
             f.close();
             for (CompletableFuture<Integer> w : last) {
-                try {
-                    assertEquals(4096, w.get(30, TimeUnit.SECONDS));
-                } catch (java.util.concurrent.ExecutionException e) {
-                    assertTrue(e.getCause() instanceof java.nio.channels.AsynchronousCloseException, e.toString());
-                }
+                syncedOrClosed(w);
             }
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (io.inFlight() > 0 && System.nanoTime() < deadline) {
-                Thread.sleep(5);
-            }
-            assertEquals(0, io.inFlight(), "left in flight after the close");
+            assertNothingLeftInFlight(io);
         }
+    }
+
+    /** {@code p} opened (made if missing) for reading and writing with {@code O_DIRECT}; the test stops where none. */
+    private static AsyncFile openDirect(IoExecutor io, Path p) throws Exception {
+        try {
+            return AsyncFile.open(io, p, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE,
+                    FileOption.DIRECT).get(10, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            org.junit.jupiter.api.Assumptions.abort("no O_DIRECT here: " + e.getCause());
+            throw e; // not reached
+        }
+    }
+
+    /** A 4 KiB write whose file was closed under it: it wrote, or failed with the close. */
+    private static void syncedOrClosed(CompletableFuture<Integer> w) throws Exception {
+        try {
+            assertEquals(4096, w.get(30, TimeUnit.SECONDS));
+        } catch (java.util.concurrent.ExecutionException e) {
+            assertTrue(e.getCause() instanceof java.nio.channels.AsynchronousCloseException, e.toString());
+        }
+    }
+
+    private static void assertNothingLeftInFlight(IoExecutor io) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (io.inFlight() > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertEquals(0, io.inFlight(), "left in flight after the close");
     }
 
 }
