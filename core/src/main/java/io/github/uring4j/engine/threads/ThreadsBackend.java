@@ -291,7 +291,6 @@ public final class ThreadsBackend implements IoBackend {
                 || kind == Request.TRUNCATE || kind == Request.ALLOCATE;
     }
 
-
     private void execute(Task t) {
         try {
             pool.execute(t);
