@@ -106,8 +106,24 @@ final class Completions implements CqeHandler {
     /** Frees the slot and fails its request. */
     void end(Slot s, Throwable t) {
         Request r = s.request;
+        java.util.ArrayList<Slot> followers = s.followers;
         loop.release(s);
         r.fail(t);
+        if (followers != null) {
+            for (Slot f : followers) {
+                end(f, t); // their sync was this one's
+            }
+        }
+    }
+
+    /** A two-step write-and-sync whose {@code fdatasync} returned {@code synced}. */
+    private void synced(Slot s, int synced) {
+        Request r = s.request;
+        if (synced < 0) {
+            end(s, Rules.syncFailure(r, -synced, loop.closing, errors));
+        } else {
+            succeed(s, r.done);
+        }
     }
 
     private void succeed(Slot s, long value) {
@@ -126,12 +142,16 @@ final class Completions implements CqeHandler {
         switch (r.kind) {
             case Request.READ, Request.WRITE, Request.WRITE_SYNC -> {
                 if (s.stage == Encoder.SPLIT_SYNC) {
-                    // the sync of a write-and-sync made in two steps: its write moved all of r.done already
+                    // the sync of a write-and-sync made in two steps (its write moved all of r.done already), and of
+                    // those that follow it
                     int synced = s.res[Slot.LINKED];
-                    if (synced < 0) {
-                        end(s, Rules.syncFailure(r, -synced, loop.closing, errors));
-                    } else {
-                        succeed(s, r.done);
+                    java.util.ArrayList<Slot> followers = s.followers;
+                    s.followers = null;
+                    synced(s, synced);
+                    if (followers != null) {
+                        for (Slot f : followers) {
+                            synced(f, synced);
+                        }
                     }
                     return;
                 }

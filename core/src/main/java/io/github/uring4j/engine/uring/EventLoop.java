@@ -560,6 +560,7 @@ final class EventLoop implements Runnable {
                 throw refillFailure;
             }
             progress |= inline.deliver();
+            progress |= flushSyncs();
             int dropped = ring.cqOverflowCount();
             if (dropped != 0) {
                 // Without IORING_FEAT_NODROP a full CQ loses completions: which requests ended is unknown.
@@ -938,8 +939,42 @@ final class EventLoop implements Runnable {
         } else if (closing || p.quiescing || !f.isOpen()) {
             completions.end(s, new AsynchronousCloseException());
         } else {
-            start(s);
+            syncsDue.add(s); // issued at the end of this turn, one fdatasync for all of a file's (flushSyncs)
         }
+    }
+
+    /** Two-step write-and-syncs whose sync is due, issued at the end of the turn ({@link #flushSyncs}). */
+    private final ArrayList<Slot> syncsDue = new ArrayList<>();
+
+    /**
+     * Issues the syncs that fell due this turn: one {@code fdatasync} per file, the file's other due syncs following
+     * it (their writes had all ended, so it covers them too). Each sync crosses the loop and a kernel worker twice:
+     * a log overwritten 8 {@code O_DIRECT} records at a time ran at 0.60-0.62 of the JDK's channel from 8 threads with
+     * one each, 0.91-0.95 with a group's shared (JMH {@code SyncWriteBenchmark}). True when any was due.
+     */
+    private boolean flushSyncs() {
+        if (syncsDue.isEmpty()) {
+            return false;
+        }
+        for (int i = 0; i < syncsDue.size(); i++) {
+            Slot lead = syncsDue.get(i);
+            if (lead == null) {
+                continue;
+            }
+            for (int j = i + 1; j < syncsDue.size(); j++) {
+                Slot other = syncsDue.get(j);
+                if (other != null && other.request.handle == lead.request.handle) {
+                    if (lead.followers == null) {
+                        lead.followers = new ArrayList<>(4);
+                    }
+                    lead.followers.add(other);
+                    syncsDue.set(j, null);
+                }
+            }
+            start(lead);
+        }
+        syncsDue.clear();
+        return true;
     }
 
     private void take(UringFile.PerLoop p, Request r, long bytes, DeviceBudget budget) {

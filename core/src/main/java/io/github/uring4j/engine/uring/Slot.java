@@ -48,6 +48,11 @@ final class Slot {
     long boundary;
     int earlier;
     boolean listed;
+    /**
+     * Two-step write-and-syncs of the same file whose syncs fell due in the same turn of the loop as this one's: this
+     * slot's {@code fdatasync} serves them all (their writes had all ended before it was issued); null when none.
+     */
+    java.util.ArrayList<Slot> followers;
     long admittedBytes;
     /** The result of a write the loop made itself, delivered in the loop's next turn. */
     int inlineRes;
@@ -117,6 +122,7 @@ final class Slot {
         change = false;
         earlier = 0;
         listed = false;
+        followers = null;
         request = null;
         budget = null;
         cqes = 0;
