@@ -170,7 +170,7 @@ final class Completions implements CqeHandler {
                     return;
                 }
                 if (s.stage == Encoder.SPLIT_WRITE) {
-                    loop.wroteBeforeSync(s);
+                    loop.syncOrder.wroteBeforeSync(s);
                     return;
                 }
                 if (r.kind == Request.WRITE_SYNC && s.res[Slot.LINKED] < 0) {

@@ -17,7 +17,6 @@ import io.github.uring4j.ring.UringException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.ArrayList;
 import java.util.Arrays;
 
 /**
@@ -386,11 +385,11 @@ final class Encoder {
         s.timedOut = false;
         s.mainIn = false;
         boolean read = r.kind == Request.READ;
-        if (s.stage == 0 && splits(r, f)) {
-            holdBehindChanges(s, f);
+        if (s.stage == 0 && loop.syncOrder.splits(r, f)) {
+            loop.syncOrder.holdBehindChanges(s, f);
         }
         if (!read) {
-            change(s, f);
+            loop.syncOrder.changeBegins(s, f);
         }
         long a = r.address;
         int len = r.length;
@@ -427,7 +426,7 @@ final class Encoder {
         }
         FileTarget t = f.target(loop);
         if (r.kind == Request.WRITEV) {
-            change(s, f);
+            loop.syncOrder.changeBegins(s, f);
         }
         Sqe e = r.kind == Request.READV ? ring.nextSqe().readv(t, iov, r.iovCount, r.position)
                 : ring.nextSqe().writev(t, iov, r.iovCount, r.position);
@@ -443,7 +442,7 @@ final class Encoder {
             case Request.SIZE -> loop.inline.size(s, f) ? null : ring.nextSqe().statx(f.fd, EMPTY_PATH, At.EMPTY_PATH,
                     Statx.STATX_SIZE | Statx.STATX_TYPE, s.statx.segment());
             case Request.TRUNCATE -> {
-                change(s, f);
+                loop.syncOrder.changeBegins(s, f);
                 if (!loop.ftruncateOp) {
                     truncateOffLoop(s, f, r.arg);
                     yield null;
@@ -451,7 +450,7 @@ final class Encoder {
                 yield ring.nextSqe().ftruncate(t, r.arg);
             }
             case Request.ALLOCATE -> {
-                change(s, f);
+                loop.syncOrder.changeBegins(s, f);
                 yield ring.nextSqe().fallocate(t, 0, r.position, r.arg);
             }
             // The SQE's length is 32 bits, unsigned: a range longer than that becomes 0, "to the end of the file",
@@ -463,46 +462,6 @@ final class Encoder {
         if (e != null) {
             count(e, s, Slot.MAIN);
         }
-    }
-
-    /**
-     * The slot's request changes {@code f} and is handed to the kernel (or a thread), not made by the loop: counted
-     * until it ends. The kernel runs a file's buffered writes in order on one io-wq worker, but its syncs on others,
-     * beside them: a sync encoded while such a change is in flight did not cover it (a probe found records still
-     * dirty after the force that followed them), and a write the loop made itself landed before an earlier one still
-     * in the ring (an overlapping update lost).
-     */
-    private void change(Slot s, UringFile f) {
-        if (!s.change) {
-            UringFile.PerLoop p = f.on(loop);
-            s.change = true;
-            s.epoch = p.epoch;
-            p.changes++;
-        }
-    }
-
-    /**
-     * The sync of {@code s} is to follow the changes of {@code f} in flight on this loop now: they close the file's
-     * epoch, and count as the sync's earlier changes.
-     */
-    private void holdBehindChanges(Slot s, UringFile f) {
-        UringFile.PerLoop p = f.on(loop);
-        s.stage = SPLIT_WRITE;
-        s.boundary = p.epoch++;
-        s.earlier = p.changes;
-        if (p.heldSyncs == null) {
-            p.heldSyncs = new ArrayList<>(4);
-        }
-        p.heldSyncs.add(s);
-        s.listed = true;
-    }
-
-    /**
-     * A write-and-sync of an {@code O_DIRECT} file, untimed, that begins while other changes of the file are in
-     * flight on this loop: made in two steps ({@link #SPLIT_WRITE}).
-     */
-    private boolean splits(Request r, UringFile f) {
-        return r.kind == Request.WRITE_SYNC && f.direct && r.timeoutNanos == 0 && f.on(loop).changes > 0;
     }
 
     /** {@code length} as the SQE's unsigned 32-bit length, or 0 ("to the end of the file") when it is longer. */

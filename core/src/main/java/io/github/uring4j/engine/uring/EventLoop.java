@@ -24,8 +24,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * One event loop: a thread that owns one ring. Other threads hand it requests and messages through an MPSC queue
  * and wake it through {@link Wakeup}; requests issued on this thread (from a completion) skip the queue. Each
  * request in flight holds a {@link Slot}; {@link Encoder} writes its entries, {@link Completions} acts on its
- * results, {@link Closer} runs the close of a file. This class is the thread: intake, the submit/reap cycle, and
- * how it waits.
+ * results, {@link Closer} runs the close of a file, {@link SyncOrder} keeps syncs behind the changes they cover.
+ * This class is the thread: intake, the submit/reap cycle, and how it waits.
  *
  * <p>Everything but {@link #enqueue}, {@link #enqueueMessage}, {@link #beginShutdown()} and {@link #stats} runs on
  * the loop thread only.
@@ -196,6 +196,7 @@ final class EventLoop implements Runnable {
     SlotTable slots;
     Encoder encoder;
     Completions completions;
+    SyncOrder syncOrder;
     Closer closer;
     Cancels cancels;
     InlineWrites inline;
@@ -516,6 +517,7 @@ final class EventLoop implements Runnable {
         slots = new SlotTable(arena, Math.min(config.inFlightLimit, 1024));
         encoder = new Encoder(this);
         completions = new Completions(this);
+        syncOrder = new SyncOrder(this);
         closer = new Closer(this);
         cancels = new Cancels(this);
         inline = new InlineWrites(this, arena, config.inlineWriteMax);
@@ -560,7 +562,7 @@ final class EventLoop implements Runnable {
                 throw refillFailure;
             }
             progress |= inline.deliver();
-            progress |= flushSyncs();
+            progress |= syncOrder.flush();
             int dropped = ring.cqOverflowCount();
             if (dropped != 0) {
                 // Without IORING_FEAT_NODROP a full CQ loses completions: which requests ended is unknown.
@@ -741,7 +743,7 @@ final class EventLoop implements Runnable {
         }
         long bytes = bytesOf(r, f);
         if (p.inflight >= config.inFlightLimit || !p.waiting.isEmpty() || tooManyBytes(f, p, bytes)
-                || waitsForChanges(r, f, p)) {
+                || SyncOrder.waitsForChanges(r, f, p)) {
             p.waiting.add(r);
             stats.queued(1);
             deadlines.queued(r);
@@ -857,126 +859,6 @@ final class EventLoop implements Runnable {
         return p.inflight > 0 && p.bytes + bytes > config.inFlightBytes && inline.isRegular(f);
     }
 
-    /**
-     * Whether {@code r}, a sync, must wait until the changes of its file in flight have ended: the sync must cover
-     * them (a file's buffered writes run in order on one io-wq worker, its syncs on others, beside them; a write
-     * linked to its own sync, after buffered writes, runs after them on that worker, but not after direct writes,
-     * which the device completes in any order).
-     */
-    static boolean waitsForChanges(Request r, UringFile f, UringFile.PerLoop p) {
-        if (p.changes == 0) {
-            return false;
-        }
-        // An untimed direct write-and-sync makes its write at once and waits with its sync (Encoder.SPLIT_WRITE). A
-        // force waits here, holding the file's later requests back: held in its slot instead, with the later writes
-        // going on, it waited for them in the device's queue too (one loop writing 16 at a time to an O_DIRECT file
-        // and a thread forcing it: 510-581 forces a second against 1,048-1,162, the writes' rate the same).
-        return r.kind == Request.FSYNC || r.kind == Request.SYNC_RANGE
-                || (r.kind == Request.WRITE_SYNC && f.direct && r.timeoutNanos > 0);
-    }
-
-    /**
-     * The write of a write-and-sync made in two steps ({@link Encoder#SPLIT_WRITE}) moved all its bytes: its change
-     * has ended, and its sync is issued once the changes begun before it have ended too (at once when they have).
-     */
-    void wroteBeforeSync(Slot s) {
-        UringFile f = (UringFile) s.request.handle;
-        UringFile.PerLoop p = f.peek(this);
-        s.stage = Encoder.SPLIT_SYNC;
-        ArrayList<Slot> ready = null;
-        if (s.change) {
-            s.change = false;
-            p.changes--;
-            ready = changeEnded(p, s.epoch, s);
-        }
-        if (s.earlier == 0) {
-            p.heldSyncs.remove(s);
-            s.listed = false;
-            syncNow(s, f, p);
-        }
-        syncAll(ready, f, p);
-    }
-
-    /**
-     * A change of epoch {@code epoch} ended: it counted among the earlier changes of every two-step write-and-sync
-     * whose sync follows that epoch. Returns those whose write has ended and that no earlier change holds back any
-     * more, taken out of the file's list, or null.
-     */
-    private static ArrayList<Slot> changeEnded(UringFile.PerLoop p, long epoch, Slot ended) {
-        ArrayList<Slot> held = p.heldSyncs;
-        if (held == null || held.isEmpty()) {
-            return null;
-        }
-        ArrayList<Slot> ready = null;
-        for (int i = 0; i < held.size(); i++) {
-            Slot w = held.get(i);
-            if (w != ended && w.boundary >= epoch && --w.earlier == 0 && w.stage == Encoder.SPLIT_SYNC) {
-                (ready == null ? ready = new ArrayList<>(2) : ready).add(w);
-            }
-        }
-        if (ready != null) {
-            held.removeAll(ready);
-            for (Slot w : ready) {
-                w.listed = false;
-            }
-        }
-        return ready;
-    }
-
-    private void syncAll(ArrayList<Slot> ready, UringFile f, UringFile.PerLoop p) {
-        if (ready != null) {
-            for (Slot w : ready) {
-                syncNow(w, f, p);
-            }
-        }
-    }
-
-    /** Issues the sync of a two-step write-and-sync, unless its client or its file is gone. */
-    private void syncNow(Slot s, UringFile f, UringFile.PerLoop p) {
-        Request r = s.request;
-        if (r.isCancelled()) {
-            completions.end(s, new CancellationException(r.name() + " cancelled"));
-        } else if (closing || p.quiescing || !f.isOpen()) {
-            completions.end(s, new AsynchronousCloseException());
-        } else {
-            syncsDue.add(s); // issued at the end of this turn, one fdatasync for all of a file's (flushSyncs)
-        }
-    }
-
-    /** Two-step write-and-syncs whose sync is due, issued at the end of the turn ({@link #flushSyncs}). */
-    private final ArrayList<Slot> syncsDue = new ArrayList<>();
-
-    /**
-     * Issues the syncs that fell due this turn: one {@code fdatasync} per file, the file's other due syncs following
-     * it (their writes had all ended, so it covers them too). Each sync crosses the loop and a kernel worker twice:
-     * a log overwritten 8 {@code O_DIRECT} records at a time ran at 0.60-0.62 of the JDK's channel from 8 threads with
-     * one each, 0.91-0.95 with a group's shared (JMH {@code SyncWriteBenchmark}). True when any was due.
-     */
-    private boolean flushSyncs() {
-        if (syncsDue.isEmpty()) {
-            return false;
-        }
-        for (int i = 0; i < syncsDue.size(); i++) {
-            Slot lead = syncsDue.get(i);
-            if (lead == null) {
-                continue;
-            }
-            for (int j = i + 1; j < syncsDue.size(); j++) {
-                Slot other = syncsDue.get(j);
-                if (other != null && other.request.handle == lead.request.handle) {
-                    if (lead.followers == null) {
-                        lead.followers = new ArrayList<>(4);
-                    }
-                    lead.followers.add(other);
-                    syncsDue.set(j, null);
-                }
-            }
-            start(lead);
-        }
-        syncsDue.clear();
-        return true;
-    }
-
     private void take(UringFile.PerLoop p, Request r, long bytes, DeviceBudget budget) {
         p.inflight++;
         p.bytes += bytes;
@@ -1032,12 +914,7 @@ final class EventLoop implements Runnable {
         Request r = s.request;
         boolean change = s.change;
         long epoch = s.epoch;
-        if (s.listed) {
-            // a two-step write-and-sync that ends before its sync was issued (its write failed): out of its file's
-            // list before the slot is given back, which may hand it to the next request at once (drain)
-            s.listed = false;
-            ((UringFile) r.handle).peek(this).heldSyncs.remove(s);
-        }
+        syncOrder.leaving(s); // before the slot is given back, which may hand it to the next request at once (drain)
         long bytes = s.admittedBytes;
         DeviceBudget budget = s.budget;
         s.admittedBytes = 0;
@@ -1060,12 +937,11 @@ final class EventLoop implements Runnable {
         p.bytes -= bytes;
         ArrayList<Slot> ready = null;
         if (change) {
-            p.changes--;
-            ready = changeEnded(p, epoch, null);
+            ready = SyncOrder.changeEnded(p, epoch);
         }
         if (p.quiescing) {
             if (ready != null) {
-                syncAll(ready, f, p); // they fail, and the last of their ends finishes the quiesce
+                syncOrder.syncAll(ready, f, p); // they fail, and the last of their ends finishes the quiesce
             } else if (p.inflight == 0) {
                 closer.quiesced(f);
             }
@@ -1080,7 +956,7 @@ final class EventLoop implements Runnable {
                 continue;
             }
             long need = bytesOf(next, f);
-            if (tooManyBytes(f, p, need) || waitsForChanges(next, f, p)) {
+            if (tooManyBytes(f, p, need) || SyncOrder.waitsForChanges(next, f, p)) {
                 break;
             }
             p.waiting.poll();
@@ -1095,7 +971,7 @@ final class EventLoop implements Runnable {
             stats.queued(-1);
             take(p, next, need, b);
         }
-        syncAll(ready, f, p);
+        syncOrder.syncAll(ready, f, p);
     }
 
     // ------------------------------------------------------------------------------------------ shutdown

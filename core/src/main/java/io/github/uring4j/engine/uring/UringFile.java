@@ -140,7 +140,7 @@ final class UringFile extends FileHandle {
         /**
          * Changes of the file (writes, truncates, allocations) this loop handed to the kernel or another thread and
          * that have not ended ({@link Slot#change}): a sync waits for them, and the loop makes no write itself
-         * meanwhile (see {@link EventLoop#waitsForChanges} and {@link InlineWrites#eligible}).
+         * meanwhile (see {@link SyncOrder} and {@link InlineWrites#eligible}).
          */
         int changes;
         /**
