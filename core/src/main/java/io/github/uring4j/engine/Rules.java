@@ -89,16 +89,9 @@ public final class Rules {
         if (e == Errno.ERESTARTSYS) {
             e = Errno.EINTR;
         }
-        if (e == Errno.ECANCELED || e == Errno.EINTR) {
-            if (r.isCancelled()) {
-                return new CancellationException(r.name() + " cancelled");
-            }
-            if (timedOut) {
-                return timedOut(r, true);
-            }
-            if (closing || (r.handle != null && !r.handle.isOpen())) {
-                return new AsynchronousCloseException();
-            }
+        Throwable interrupted = interruption(r, e, timedOut, closing);
+        if (interrupted != null) {
+            return interrupted;
         }
         // an EINVAL of an O_DIRECT file is about alignment only for a transfer (or, opening, the file system's support)
         boolean direct = r.handle != null ? r.handle.direct && transfers(r.kind) : r.open != null && r.open.direct();
@@ -131,10 +124,33 @@ public final class Rules {
      */
     public static Throwable syncFailure(Request r, int errno, boolean closing, ErrorMapper errors) {
         int e = Math.abs(errno);
-        if (e == Errno.ECANCELED || e == Errno.EINTR || e == Errno.ERESTARTSYS) {
-            return failure(r, errno, false, closing, errors);
+        if (e == Errno.ERESTARTSYS) {
+            e = Errno.EINTR;
         }
-        return errors.syncAfterWrite(e, r.pathForErrors(), r.done);
+        Throwable interrupted = interruption(r, e, false, closing);
+        // anything else, an ECANCELED none of those explains included, after the write moved all its bytes (the
+        // piece-by-piece wording of failure() would take the last piece's bookkeeping for a transfer still under way)
+        return interrupted != null ? interrupted : errors.syncAfterWrite(e, r.pathForErrors(), r.done);
+    }
+
+    /**
+     * The client's cancel, its timeout or its file's close, when {@code errno} ({@code ECANCELED} or {@code EINTR})
+     * came from one of them; null otherwise.
+     */
+    private static Throwable interruption(Request r, int errno, boolean timedOut, boolean closing) {
+        if (errno != Errno.ECANCELED && errno != Errno.EINTR) {
+            return null;
+        }
+        if (r.isCancelled()) {
+            return new CancellationException(r.name() + " cancelled");
+        }
+        if (timedOut) {
+            return timedOut(r, true);
+        }
+        if (closing || (r.handle != null && !r.handle.isOpen())) {
+            return new AsynchronousCloseException();
+        }
+        return null;
     }
 
     private static boolean transfers(int kind) {

@@ -385,7 +385,7 @@ final class Encoder {
         s.timedOut = false;
         s.mainIn = false;
         boolean read = r.kind == Request.READ;
-        if (s.stage == 0 && loop.syncOrder.splits(r, f)) {
+        if (loop.syncOrder.splits(s, r, f)) {
             loop.syncOrder.holdBehindChanges(s, f);
         }
         if (!read) {

@@ -39,10 +39,14 @@ final class SyncOrder {
 
     /**
      * A write-and-sync of an {@code O_DIRECT} file, untimed, that begins while other changes of the file are in
-     * flight on this loop: made in two steps ({@link Encoder#SPLIT_WRITE}).
+     * flight on this loop: made in two steps ({@link Encoder#SPLIT_WRITE}). Asked as its first piece is encoded
+     * only: the rest of a short write, issued again, counts among the changes itself, and its sync would have waited
+     * for its own change for ever (a write cut short by {@code ulimit -f} and then let on: the write-and-sync never
+     * ended, and its file's close waited for it).
      */
-    boolean splits(Request r, UringFile f) {
-        return r.kind == Request.WRITE_SYNC && f.direct && r.timeoutNanos == 0 && f.on(loop).changes > 0;
+    boolean splits(Slot s, Request r, UringFile f) {
+        return s.stage == 0 && !s.change && r.kind == Request.WRITE_SYNC && f.direct && r.timeoutNanos == 0
+                && f.on(loop).changes > 0;
     }
 
     /**
