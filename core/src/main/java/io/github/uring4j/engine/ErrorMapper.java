@@ -12,19 +12,20 @@ public interface ErrorMapper {
     IOException error(int errno, String operation, String path, long offset, boolean direct);
 
     /**
-     * The {@code fdatasync} of a write-and-sync failed after its write had moved all {@code written} bytes: the
-     * bytes are in the file, not known to be on the device.
+     * The {@code fdatasync} of a write-and-sync failed after its write had moved all {@code written} bytes from
+     * {@code offset} (-1 when none): the bytes are in the file, not known to be on the device.
      */
-    default IOException syncAfterWrite(int errno, String path, long written) {
-        return error(errno, "FDATASYNC after a WRITE of " + written + " bytes", path, -1, false);
+    default IOException syncAfterWrite(int errno, String path, long offset, long written) {
+        return error(errno, "FDATASYNC after a WRITE of " + written + " bytes", path, offset, false);
     }
 
     /**
      * {@code errno} during a transfer that moves all its bytes in pieces, after its first {@code done} of
-     * {@code total} bytes moved; {@code offset} is where the transfer began (-1 when none).
+     * {@code total} bytes moved; {@code offset} is where the transfer began (-1 when none); {@code bufferMoved} when
+     * the client gave a {@code ByteBuffer}, whose position moved past them.
      */
     default IOException errorAfter(int errno, String operation, String path, long offset, boolean direct, long done,
-            long total) {
+            long total, boolean bufferMoved) {
         return error(errno, operation, path, offset < 0 ? -1 : offset + done, direct);
     }
 

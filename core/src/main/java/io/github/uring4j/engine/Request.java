@@ -72,6 +72,11 @@ public final class Request extends MpscQueue.Node {
     public OpenSpec open;
     /** File offset of the current chunk. */
     public long position;
+    /**
+     * File offset the transfer began at, set by the backend as it takes the request ({@link #taken}): read by a
+     * thread that does not own the transfer's progress (a timer), which {@code position - done} could tear.
+     */
+    public long start;
     /** Native address the kernel reads or writes for the current chunk. */
     public long address;
     /** Bytes of the current chunk. */
@@ -229,6 +234,13 @@ public final class Request extends MpscQueue.Node {
         if (handle != null && !countedChange && changes(kind)) {
             countedChange = true;
             handle.changeBegun();
+        }
+    }
+
+    /** Backend, as it takes the request from its client: where its transfer begins ({@link #start}). */
+    public void taken() {
+        if (done == 0) {
+            start = position;
         }
     }
 
@@ -443,6 +455,7 @@ public final class Request extends MpscQueue.Node {
         handle = null;
         open = null;
         position = 0;
+        start = 0;
         address = 0;
         length = 0;
         done = 0;

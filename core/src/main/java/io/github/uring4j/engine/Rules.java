@@ -74,8 +74,9 @@ public final class Rules {
         String after = nanos % 1_000_000 == 0 ? nanos / 1_000_000 + " ms"
                 : String.format(java.util.Locale.ROOT, "%.3f ms", nanos / 1e6);
         String moved = counted && partial(r) ? " (the first " + r.done + " of its " + (r.done + r.length)
-                + " bytes had moved; a ByteBuffer's position stays)" : "";
-        e.initCause(new java.util.concurrent.TimeoutException(r.name() + (path != null ? " of " + path : "")
+                + " bytes had moved" + (r.advance != null ? "; the ByteBuffer's position stays)" : ")") : "";
+        String at = offsetOf(r) >= 0 ? " at " + r.start : "";
+        e.initCause(new java.util.concurrent.TimeoutException(r.name() + (path != null ? " of " + path : "") + at
                 + " did not end within its timeout of " + after + moved));
         return e;
     }
@@ -93,12 +94,15 @@ public final class Rules {
         if (interrupted != null) {
             return interrupted;
         }
-        // an EINVAL of an O_DIRECT file is about alignment only for a transfer (or, opening, the file system's support)
-        boolean direct = r.handle != null ? r.handle.direct && transfers(r.kind) : r.open != null && r.open.direct();
+        // an EINVAL of an O_DIRECT file is about alignment only for a transfer (or, opening, the file system's support),
+        // and not when the range runs past the largest offset (the kernel refuses that with EINVAL too)
+        boolean direct = r.handle != null ? r.handle.direct && transfers(r.kind) && r.position <= Long.MAX_VALUE
+                - Math.max(0, r.length) : r.open != null && r.open.direct();
         if (partial(r)) {
             // a full transfer failed after its first pieces moved: say so, and where the transfer began
             long offset = r.position >= 0 ? r.position - r.done : -1;
-            return errors.errorAfter(e, r.name(), r.pathForErrors(), offset, direct, r.done, r.done + r.length);
+            return errors.errorAfter(e, r.name(), r.pathForErrors(), offset, direct, r.done, r.done + r.length,
+                    r.advance != null);
         }
         return errors.error(e, r.name(), r.pathForErrors(), offsetOf(r), direct);
     }
@@ -129,8 +133,10 @@ public final class Rules {
         }
         Throwable interrupted = interruption(r, e, false, closing);
         // anything else, an ECANCELED none of those explains included, after the write moved all its bytes (the
-        // piece-by-piece wording of failure() would take the last piece's bookkeeping for a transfer still under way)
-        return interrupted != null ? interrupted : errors.syncAfterWrite(e, r.pathForErrors(), r.done);
+        // piece-by-piece wording of failure() would take the last piece's bookkeeping for a transfer still under way:
+        // the last piece moved all it asked, so its position and length were left as they were)
+        long began = r.position >= 0 ? r.position + r.length - r.done : -1;
+        return interrupted != null ? interrupted : errors.syncAfterWrite(e, r.pathForErrors(), began, r.done);
     }
 
     /**

@@ -76,6 +76,13 @@ import java.util.concurrent.CompletionException;
  * {@link java.nio.file.FileAlreadyExistsException}, {@link java.io.EOFException} where the JDK uses them,
  * otherwise {@link FileIOException} with the errno name, the operation, the path and the offset.
  *
+ * <p>Writes in flight at the same time to overlapping ranges land in any order, as with the JDK's
+ * {@link java.nio.channels.AsynchronousFileChannel}: a {@code write} not waited for, then a {@code writeAndSync} of
+ * the same range, may leave the first one's bytes in the file once both have ended (the device completes
+ * {@code O_DIRECT} writes in any order, the threads backend's workers run side by side). Wait for a write before
+ * overwriting its range. A sync ({@code force}, {@code writeAndSync}) covers every write of its file issued before it
+ * through the same event loop, whether or not it was waited for.
+ *
  * <h2>Cancellation and timeouts</h2>
  * {@code future.cancel(true)} completes the future with a {@link java.util.concurrent.CancellationException} and sends
  * {@code IORING_OP_ASYNC_CANCEL}; the buffer stays referenced (and a pooled copy buffer unused) until the kernel's
@@ -90,11 +97,13 @@ import java.util.concurrent.CompletionException;
  * {@code readFully}/{@code writeFully} share one timeout. The threads backend cannot interrupt a blocking call: it
  * reports the timeout on time and lets the call finish on its worker, keeping the buffer until then (a timed-out read
  * may still have filled a direct buffer or a segment, but no buffer's position moves and a heap buffer gets nothing
- * after the timeout was reported; a timed-out write may still have written). So does io_uring for an operation the
+ * after the timeout was reported; a timed-out write may still have written); a call whose time ran out before a
+ * worker took it is not made, and one that ends after it is reported as timed out, never as a late success (the
+ * timer's thread runs beside the workers and may lag behind them). So does io_uring for an operation the
  * kernel can no longer stop when its time runs out (a large buffered write a kernel worker is making): it is reported
  * as timed out then, and ends in the kernel. {@link Duration#ZERO} (counted as one
  * nanosecond) lets only an operation that ends at once succeed: on io_uring one the kernel completes without waiting (a
- * read from the page cache), on the threads backend, whose timer runs beside its workers, practically none.
+ * read from the page cache), on the threads backend none.
  *
  * <h2>Closing</h2>
  * {@link #close()} cancels what is in flight on the file and closes it; it never waits for a free slot or for

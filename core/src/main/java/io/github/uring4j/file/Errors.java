@@ -24,10 +24,11 @@ final class Errors implements ErrorMapper {
 
     @Override
     public IOException errorAfter(int errno, String operation, String path, long offset, boolean direct, long done,
-            long total) {
+            long total, boolean bufferMoved) {
         boolean read = operation.equals("READ");
         String when = (offset >= 0 ? "at " + (offset + done) + ", " : "") + "after the first " + done + " of its "
-                + total + " bytes " + (read ? "were read" : "were written") + " (a ByteBuffer's position moved past them)"
+                + total + " bytes " + (read ? "were read" : "were written")
+                + (bufferMoved ? " (the ByteBuffer's position moved past them)" : "")
                 + (operation.equals("WRITE+FDATASYNC") ? ", none of them synced" : "");
         return of(errno, operation, path, offset, direct, when);
     }

@@ -844,10 +844,12 @@ abstract class HostileUseContract {
             assertInstanceOf(java.io.EOFException.class, failure(nul.readFully(ByteBuffer.allocate(16), 0)));
             // the device takes the write but cannot be synced (EINVAL): the failure says the write went through
             for (ByteBuffer src : new ByteBuffer[] {ByteBuffer.wrap(pattern(4096, 3)), ByteBuffer.allocateDirect(4096)}) {
-                Throwable t = failure(nul.writeAndSync(src, 0));
-                assertInstanceOf(IOException.class, t);
+                Throwable t = failure(nul.writeAndSync(src, 123_456));
+                FileIOException e = assertInstanceOf(FileIOException.class, t);
                 assertTrue(t.getMessage().contains("FDATASYNC after a WRITE of 4096 bytes")
-                        && t.getMessage().contains("/dev/null"), "says the write moved its bytes: " + t.getMessage());
+                        && t.getMessage().contains("/dev/null at 123456"), "says the write moved its bytes, and where: "
+                        + t.getMessage());
+                assertEquals(123_456, e.offset(), "where the write began");
             }
         }
         try (AsyncFile full = open(Path.of("/dev/full"), StandardOpenOption.WRITE)) {
@@ -1334,6 +1336,8 @@ abstract class HostileUseContract {
                 assertTrue(e.getMessage().contains("after the first 4096 of its 8192 bytes were written"),
                         what + ": " + e.getMessage());
                 assertEquals(kind >= 2, e.getMessage().contains("none of them synced"), what + ": " + e.getMessage());
+                assertTrue(e.getMessage().contains("(the ByteBuffer's position moved past them)"), what + ": "
+                        + e.getMessage());
                 assertEquals(4096, src.position(), what + ": the buffer's position");
                 assertEquals(limit, Files.size(p), what);
                 ByteBuffer back = ByteBuffer.allocate(4096);
@@ -1341,6 +1345,15 @@ abstract class HostileUseContract {
                     c.read(back, at);
                 }
                 assertArrayEquals(Arrays.copyOf(data, 4096), back.array(), what + ": the bytes written");
+            }
+            // a segment has no position to move: the message does not speak of one
+            get(f.truncate(0));
+            try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofShared()) {
+                java.lang.foreign.MemorySegment seg = heap ? java.lang.foreign.MemorySegment.ofArray(data.clone())
+                        : arena.allocate(8192).copyFrom(java.lang.foreign.MemorySegment.ofArray(data));
+                FileIOException e = assertInstanceOf(FileIOException.class, failure(f.writeFully(seg, limit - 4096)));
+                assertTrue(e.getMessage().contains("after the first 4096 of its 8192 bytes were written")
+                        && !e.getMessage().contains("ByteBuffer"), "a segment's writeFully: " + e.getMessage());
             }
             get(f.truncate(0));
             get(f.write(ByteBuffer.wrap(data, 0, 5000), 0));
@@ -1354,6 +1367,38 @@ abstract class HostileUseContract {
             assertArrayEquals(Arrays.copyOf(data, 5000), got, "the bytes read before the end");
         } finally {
             Files.deleteIfExists(p);
+        }
+    }
+
+    /**
+     * An {@code O_DIRECT} write and read of an aligned 4 KiB buffer at the last aligned offset below
+     * {@code Long.MAX_VALUE}, where offset and length overflow the largest file offset: the kernel refuses them with
+     * {@code EINVAL}, and the message does not send the caller to look at alignment (before, it said "O_DIRECT needs
+     * the buffer address, the file offset and the length aligned"; found by a hostile probe).
+     */
+    @Test
+    void aDirectTransferPastTheLargestOffsetIsNotCalledMisaligned() throws Exception {
+        Path p = dir.resolve("direct-overflow");
+        AsyncFile f;
+        try {
+            f = open(p, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE, FileOption.DIRECT);
+        } catch (Exception e) {
+            org.junit.jupiter.api.Assumptions.abort("no O_DIRECT here: " + e);
+            return;
+        }
+        try (f; java.lang.foreign.Arena a = java.lang.foreign.Arena.ofShared()) {
+            ByteBuffer b = a.allocate(4096, 4096).asByteBuffer();
+            long at = Long.MAX_VALUE - 4095;
+            for (int i = 0; i < 2; i++) {
+                CompletableFuture<Integer> op = i == 0 ? f.write(b.clear(), at) : f.readFully(b.clear(), at);
+                Throwable t = failure(op);
+                if (t == null) {
+                    continue; // a file system that takes it
+                }
+                FileIOException e = assertInstanceOf(FileIOException.class, t, String.valueOf(t));
+                assertFalse(e.getMessage().contains("aligned"), e.getMessage());
+                assertTrue(e.getMessage().contains(String.valueOf(at)), e.getMessage());
+            }
         }
     }
 

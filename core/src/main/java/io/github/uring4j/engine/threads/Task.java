@@ -14,6 +14,8 @@ final class Task implements Runnable {
     /** The request ended (the client was told by the end, or is told nothing more). Guarded by this. */
     boolean ended;
     ScheduledFuture<?> timeout;
+    /** When a timed request's time runs out ({@code System.nanoTime()}), set with {@link #timeout}. */
+    long deadline;
     /**
      * The last non-blocking attempt of a pipe's read took bytes ({@link NativeCalls}): the call ends with them, and
      * an early tell that comes meanwhile waits in {@link #heldBack} (told if the call has to wait again).

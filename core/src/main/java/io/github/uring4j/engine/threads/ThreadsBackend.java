@@ -166,6 +166,7 @@ public final class ThreadsBackend implements IoBackend {
 
     @Override
     public void submit(Request r) {
+        r.taken();
         Task t = new Task(this, r);
         if (!open && r.kind == Request.CLOSE) {
             // A close during the shutdown closes the file now (or after its running calls) rather than fail: the
@@ -191,6 +192,8 @@ public final class ThreadsBackend implements IoBackend {
             accepted = f.isOpen();
             if (accepted && r.timeoutNanos > 0) {
                 try {
+                    long now = System.nanoTime();
+                    t.deadline = now + Math.min(r.timeoutNanos, Long.MAX_VALUE / 2); // ~146 years: never overflows
                     t.timeout = timer().schedule(() -> t.tellEarly(Rules.timedOut(r)),
                             r.timeoutNanos, TimeUnit.NANOSECONDS);
                 } catch (RejectedExecutionException e) {
@@ -315,6 +318,10 @@ public final class ThreadsBackend implements IoBackend {
             end(t, 0, new AsynchronousCloseException());
             return;
         }
+        if (pastItsTime(t)) {
+            end(t, 0, Rules.timedOut(r)); // its time ran out in the queue: the call is not made (the timer may lag)
+            return;
+        }
         inFlight.incrementAndGet();
         running.add(t);
         long v = 0;
@@ -345,8 +352,18 @@ public final class ThreadsBackend implements IoBackend {
             opened.deleteIfAsked();
             r.opened(opened);
         } else {
+            if (error == null && pastItsTime(t)) {
+                // ended after its time, before the timer told (its thread runs beside the workers, and may lag):
+                // timed out, as io_uring's link timeout says it, not a success reported late
+                error = Rules.timedOut(r);
+            }
             end(t, v, error);
         }
+    }
+
+    /** A timed request whose time has run out. */
+    private static boolean pastItsTime(Task t) {
+        return t.timeout != null && System.nanoTime() - t.deadline >= 0;
     }
 
     /** Opens the path, reads from its start, closes it; the bytes read (0 for an empty file). */

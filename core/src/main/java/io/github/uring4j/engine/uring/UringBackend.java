@@ -197,6 +197,7 @@ public final class UringBackend implements IoBackend {
 
     @Override
     public void submit(Request r) {
+        r.taken();
         r.countChange();
         EventLoop here = current();
         EventLoop to;
