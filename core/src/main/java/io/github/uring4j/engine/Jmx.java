@@ -110,25 +110,36 @@ public final class Jmx {
         }
     }
 
-    /** Whether {@link #SPARE_DESCRIPTORS} descriptors can be opened now (they are closed at once). */
+    /**
+     * Whether {@link #SPARE_DESCRIPTORS} descriptors are free now: the open ones counted against the process's limit,
+     * one descriptor at a time (the listing's own). Opening them to see, as this once did, took up to 32 at once each
+     * second: a program holding 10 under a limit of 20 to 32 had its own opens fail with {@code EMFILE} when they
+     * met (a hostile probe's single-threaded loop of {@code Files.write}, and {@code javac} at {@code ulimit -n 24}).
+     * True when either cannot be read.
+     */
     static boolean descriptorsToSpare() {
-        java.util.List<java.io.FileInputStream> held = new java.util.ArrayList<>(SPARE_DESCRIPTORS);
-        try {
-            for (int i = 0; i < SPARE_DESCRIPTORS; i++) {
-                held.add(new java.io.FileInputStream("/dev/null"));
-            }
+        long limit = descriptorLimit();
+        if (limit < 0) {
             return true;
-        } catch (java.io.IOException e) {
-            return false;
-        } finally {
-            for (java.io.FileInputStream in : held) {
-                try {
-                    in.close();
-                } catch (java.io.IOException e) {
-                    // /dev/null closes
+        }
+        String[] open = new java.io.File("/proc/self/fd").list();
+        return open == null || open.length + SPARE_DESCRIPTORS <= limit;
+    }
+
+    /** The soft limit of open descriptors (from {@code /proc/self/limits}), or -1 (unlimited, or unknown). */
+    static long descriptorLimit() {
+        try (java.io.BufferedReader in = new java.io.BufferedReader(new java.io.FileReader("/proc/self/limits",
+                java.nio.charset.StandardCharsets.US_ASCII))) {
+            for (String line; (line = in.readLine()) != null; ) {
+                if (line.startsWith("Max open files")) {
+                    String soft = line.substring("Max open files".length()).trim().split("\\s+")[0];
+                    return soft.equals("unlimited") ? -1 : Long.parseLong(soft);
                 }
             }
+        } catch (java.io.IOException | RuntimeException e) {
+            // not known
         }
+        return -1;
     }
 
     @SuppressWarnings("unchecked")

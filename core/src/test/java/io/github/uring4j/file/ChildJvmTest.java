@@ -195,6 +195,25 @@ class ChildJvmTest {
         assertTrue(out.contains("REGISTERED true"), out.toString());
     }
 
+    /**
+     * A program under {@code prlimit --nofile=40} writes small files through the drop-in, one open at a time, for four
+     * seconds while the drop-in's JMX registration waits for more free descriptors: none of its opens fails (before: the registration
+     * looked once a second by opening as many as it wanted, 32, and a probe's single-threaded loop of
+     * {@code Files.write} at {@code ulimit -n 20}, and {@code javac} at 24, failed with "Too many open files").
+     */
+    @Test
+    void aWaitingJmxRegistrationTakesNoDescriptorFromTheProgram() throws Exception {
+        assumePrlimit("--nofile=40:40");
+        Process p = ChildJvm.start(List.of("prlimit", "--nofile=40:40"), List.of(), "writesBesideAWaitingJmxView",
+                dir.toString());
+        List<String> out = output(p, 60);
+        assertEquals(0, p.exitValue(), out.toString());
+        String line = out.stream().filter(l -> l.startsWith("WRITES ")).findFirst().orElseThrow();
+        String[] f = line.split(" ");
+        assertTrue(Long.parseLong(f[1]) > 100, line);
+        assertEquals("0", f[3], line);
+    }
+
     /** Skips the test where {@code prlimit limit true} cannot run. */
     private static void assumePrlimit(String limit) throws InterruptedException {
         Process probe;

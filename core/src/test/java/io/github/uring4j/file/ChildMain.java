@@ -28,6 +28,7 @@ public final class ChildMain {
             case "exitNap" -> exitNap(Path.of(args[1]));
             case "exitInCompletion" -> exitInCompletion(Path.of(args[1]));
             case "jmxAtTheLimit" -> jmxAtTheLimit();
+            case "writesBesideAWaitingJmxView" -> writesBesideAWaitingJmxView(Path.of(args[1]));
             default -> throw new IllegalArgumentException(args[0]);
         }
     }
@@ -541,6 +542,32 @@ public final class ChildMain {
             Thread.sleep(100);
         }
         System.out.println("REGISTERED " + registered);
+    }
+
+    /**
+     * Run under a descriptor limit that leaves fewer free than a JMX registration waits for: the drop-in's first use
+     * asks for its JMX view (it looks once a second for free descriptors), and the program writes small files through
+     * the drop-in for four seconds, one open at a time. Prints {@code WRITES n FAILED f}.
+     */
+    static void writesBesideAWaitingJmxView(Path dir) throws Exception {
+        long writes = 0;
+        long failed = 0;
+        String first = null;
+        ByteBuffer b = ByteBuffer.allocate(100);
+        long end = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(4);
+        while (System.nanoTime() < end) {
+            try (java.nio.channels.FileChannel c = io.github.uring4j.nio.UringFiles.newFileChannel(
+                    dir.resolve("o" + writes % 20), StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                    StandardOpenOption.TRUNCATE_EXISTING)) {
+                c.write(b.clear());
+            } catch (java.io.IOException e) {
+                failed++;
+                first = first == null ? e.toString() : first;
+            }
+            writes++;
+        }
+        System.out.println("WRITES " + writes + " FAILED " + failed + (first == null ? "" : " FIRST " + first)
+                + " OPEN " + new java.io.File("/proc/self/fd").list().length);
     }
 
     static void descriptors(Path file) throws Exception {
