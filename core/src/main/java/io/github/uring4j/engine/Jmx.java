@@ -118,28 +118,12 @@ public final class Jmx {
      * True when either cannot be read.
      */
     static boolean descriptorsToSpare() {
-        long limit = descriptorLimit();
+        long limit = ProcessLimits.openFiles();
         if (limit < 0) {
             return true;
         }
         String[] open = new java.io.File("/proc/self/fd").list();
         return open == null || open.length + SPARE_DESCRIPTORS <= limit;
-    }
-
-    /** The soft limit of open descriptors (from {@code /proc/self/limits}), or -1 (unlimited, or unknown). */
-    static long descriptorLimit() {
-        try (java.io.BufferedReader in = new java.io.BufferedReader(new java.io.FileReader("/proc/self/limits",
-                java.nio.charset.StandardCharsets.US_ASCII))) {
-            for (String line; (line = in.readLine()) != null; ) {
-                if (line.startsWith("Max open files")) {
-                    String soft = line.substring("Max open files".length()).trim().split("\\s+")[0];
-                    return soft.equals("unlimited") ? -1 : Long.parseLong(soft);
-                }
-            }
-        } catch (java.io.IOException | RuntimeException e) {
-            // not known
-        }
-        return -1;
     }
 
     @SuppressWarnings("unchecked")

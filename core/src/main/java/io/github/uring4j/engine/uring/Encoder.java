@@ -95,6 +95,12 @@ final class Encoder {
         if (registeredFiles <= 0) {
             return;
         }
+        // The kernel refuses a table larger than the descriptor limit (EMFILE): under a low one (ulimit -n 40), a
+        // smaller table, without a word; an unchanged program on the drop-ins had a warning on every run
+        long limit = io.github.uring4j.engine.ProcessLimits.openFiles();
+        if (limit > 0 && limit < registeredFiles) {
+            registeredFiles = (int) limit;
+        }
         try {
             ring.registerFilesSparse(registeredFiles);
             fileTable = true;
