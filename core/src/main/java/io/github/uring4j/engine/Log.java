@@ -13,30 +13,51 @@ public final class Log {
     /** Once per JVM: why io_uring is not used. */
     public static void fallback(String reason) {
         if (FALLBACK_WARNED.compareAndSet(false, true)) {
-            LOG.log(System.Logger.Level.WARNING, "uring4j: falling back to the threads backend: " + reason);
+            say(System.Logger.Level.WARNING, "uring4j: falling back to the threads backend: " + reason, null);
         }
     }
 
     public static void warn(String message) {
-        LOG.log(System.Logger.Level.WARNING, "uring4j: " + message);
+        say(System.Logger.Level.WARNING, "uring4j: " + message, null);
     }
 
     public static void callbackFailed(Throwable t) {
-        LOG.log(System.Logger.Level.WARNING, "uring4j: a CompletionHandler threw; the event loop carries on", t);
+        say(System.Logger.Level.WARNING, "uring4j: a CompletionHandler threw; the event loop carries on", t);
     }
 
     /** The release of an object dropped without {@code close()} threw; the others are released. */
     public static void releaseFailed(Throwable t) {
-        LOG.log(System.Logger.Level.WARNING, "uring4j: releasing an executor or buffer pool dropped without close()"
+        say(System.Logger.Level.WARNING, "uring4j: releasing an executor or buffer pool dropped without close()"
                 + " threw; the others are released", t);
     }
 
     public static void completionFailed(Throwable t) {
-        LOG.log(System.Logger.Level.WARNING, "uring4j: completing a future on the future executor threw; the others"
+        say(System.Logger.Level.WARNING, "uring4j: completing a future on the future executor threw; the others"
                 + " are completed", t);
     }
 
     public static void loopFailed(String loop, Throwable t) {
-        LOG.log(System.Logger.Level.ERROR, "uring4j: event loop " + loop + " failed; its operations fail", t);
+        say(System.Logger.Level.ERROR, "uring4j: event loop " + loop + " failed; its operations fail", t);
+    }
+
+    /**
+     * Says it, or nothing when the logger itself fails: a message of the library's must not fail the call that made
+     * it (a drop-in channel's {@code close()} threw {@code java.lang.Error} when the first date a logger formatted
+     * needed the time-zone file and the process had no descriptor left to open it; found by a hostile probe).
+     */
+    private static void say(System.Logger.Level level, String message, Throwable t) {
+        say(LOG, level, message, t);
+    }
+
+    static void say(System.Logger to, System.Logger.Level level, String message, Throwable t) {
+        try {
+            if (t == null) {
+                to.log(level, message);
+            } else {
+                to.log(level, message, t);
+            }
+        } catch (Throwable failed) {
+            // nowhere left to say it
+        }
     }
 }

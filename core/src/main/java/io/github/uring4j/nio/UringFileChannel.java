@@ -491,6 +491,33 @@ public final class UringFileChannel extends JdkChannelLayout implements Builtin.
     private static final Completion RING_COPY_CLOSED = (target, attachment, value, opened, error) ->
             ((java.util.concurrent.CompletableFuture<Void>) target).complete(null);
 
+    /**
+     * The ring's copy of the descriptor, or the ring itself, could not be made: the process has no descriptor to
+     * spare. A blocking call then waits on the caller's thread, as the JDK's channel makes it (its carrier, on a
+     * virtual thread), instead of failing where the JDK's would not.
+     */
+    private static final class NoRingCopy extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        NoRingCopy(Throwable cause) {
+            super(cause.getMessage(), cause);
+        }
+    }
+
+    /** Whether {@code t}, or a cause of it, says the process (or the system) has no descriptor to spare. */
+    private static boolean outOfDescriptors(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof io.github.uring4j.ring.UringException u
+                    && (u.errno() == Errno.EMFILE || u.errno() == Errno.ENFILE)) {
+                return true;
+            }
+            if (c.getCause() == c) {
+                break;
+            }
+        }
+        return false;
+    }
+
     /** The ring's descriptor of this file (a {@code dup}), made on first use. */
     private FileHandle handle() throws IOException {
         FileHandle known = resources.handle;
@@ -511,11 +538,21 @@ public final class UringFileChannel extends JdkChannelLayout implements Builtin.
             try {
                 int d = LeanCalls.dup(c.capture, fd);
                 if (d < 0) {
-                    throw JdkErrors.io(-d);
+                    IOException failure = JdkErrors.io(-d);
+                    throw d == -Errno.EMFILE || d == -Errno.ENFILE ? new NoRingCopy(failure) : failure;
                 }
                 OpenSpec spec = OpenSpec.of(path, flags, readable, writable, direct, false, false);
                 int align = direct ? alignment : 4096;
-                Engine e = engine();
+                Engine e;
+                try {
+                    e = engine();
+                } catch (RuntimeException | Error made) {
+                    LeanCalls.close(c.capture, d);
+                    if (outOfDescriptors(made)) {
+                        throw new NoRingCopy(made);
+                    }
+                    throw made;
+                }
                 h = e.backend.adopt(spec, d, align, align);
                 if (h == null) {
                     LeanCalls.close(c.capture, d);
@@ -1571,11 +1608,25 @@ public final class UringFileChannel extends JdkChannelLayout implements Builtin.
         // io_uring at the file position (-1) of an O_DIRECT file: the kernel stores the position back when the
         // request is issued, before the transfer completes, so the position never moves. The caller holds the
         // position lock: the position is read here, the transfer made at it, and the position moved past it after.
+        FileHandle h;
+        try {
+            h = handle();
+        } catch (NoRingCopy none) {
+            // no descriptor to spare for the ring: the call on this thread, as the JDK's channel makes it
+            boolean read = kind == Request.READ;
+            long n = inline(read, address, len, position, 0, held);
+            if (n < 0) {
+                throw JdkErrors.io((int) -n);
+            }
+            if (buf != null && n > 0) {
+                buf.position(buf.position() + (int) n);
+            }
+            return read && n == 0 ? -1 : n;
+        }
         boolean atFilePosition = position < 0 && direct && !(kind == Request.WRITE && append);
         if (atFilePosition) {
             position = position0();
         }
-        FileHandle h = handle();
         IoBackend backend = h.backend();
         checkNotOnItsLoop(backend, kind == Request.READ ? "read" : "write");
         Waiter w = new Waiter();
@@ -1789,8 +1840,12 @@ public final class UringFileChannel extends JdkChannelLayout implements Builtin.
         blocking();
         if (Thread.currentThread().isVirtual()) {
             // fsync waits for the device: on a virtual thread it goes to the ring, the carrier stays free
-            ringSync(metaData);
-            return;
+            try {
+                ringSync(metaData);
+                return;
+            } catch (NoRingCopy none) {
+                // no descriptor to spare for the ring: on this thread, as the JDK's channel makes it
+            }
         }
         Call c = Call.get();
         try {

@@ -218,6 +218,27 @@ class ChildJvmTest {
         assertTrue(out.stream().noneMatch(l -> l.contains("WARNING")), out.toString());
     }
 
+    /**
+     * A virtual thread with every descriptor of the process taken after it opened two drop-in channels: its
+     * {@code force} and an {@code O_DIRECT} read and write (calls the drop-in sends through the ring on a virtual
+     * thread, which needs a descriptor for the ring's copy of the file's) are made on its own thread instead, as the
+     * JDK's channel makes them, and succeed (before: {@code force} failed with "Too many open files", or with an
+     * unchecked exception when the ring itself could not be made; found by a hostile probe).
+     */
+    @Test
+    void aVirtualThreadsCallsAtTheDescriptorLimitAreMadeOnItsThread() throws Exception {
+        assumePrlimit("--nofile=64:64");
+        Process p = ChildJvm.start(List.of("prlimit", "--nofile=64:64"), List.of(), "virtualThreadAtTheLimit",
+                dir.toString());
+        List<String> out = output(p, 60);
+        assertEquals(0, p.exitValue(), out.toString());
+        assertTrue(out.contains("DONE"), out.toString());
+        assertTrue(out.contains("force -> ok"), out.toString());
+        if (out.stream().noneMatch(l -> l.startsWith("NO DIRECT"))) {
+            assertTrue(out.contains("direct read -> 4096") && out.contains("direct write -> 4096"), out.toString());
+        }
+    }
+
     /** Skips the test where {@code prlimit limit true} cannot run. */
     private static void assumePrlimit(String limit) throws InterruptedException {
         Process probe;

@@ -29,6 +29,7 @@ public final class ChildMain {
             case "exitInCompletion" -> exitInCompletion(Path.of(args[1]));
             case "jmxAtTheLimit" -> jmxAtTheLimit();
             case "writesBesideAWaitingJmxView" -> writesBesideAWaitingJmxView(Path.of(args[1]));
+            case "virtualThreadAtTheLimit" -> virtualThreadAtTheLimit(Path.of(args[1]));
             default -> throw new IllegalArgumentException(args[0]);
         }
     }
@@ -568,6 +569,79 @@ public final class ChildMain {
         }
         System.out.println("WRITES " + writes + " FAILED " + failed + (first == null ? "" : " FIRST " + first)
                 + " OPEN " + new java.io.File("/proc/self/fd").list().length);
+    }
+
+    /**
+     * On a virtual thread, with every descriptor of the process taken after two drop-in channels were opened (one
+     * {@code O_DIRECT}, where the file system has it): {@code force}, and the direct channel's read and write (calls
+     * through the ring on a virtual thread, which would need a descriptor for the ring's copy, and for a ring). Prints
+     * {@code op -> result} for each, then {@code DONE}.
+     */
+    static void virtualThreadAtTheLimit(Path dir) throws Exception {
+        Path f = dir.resolve("limit");
+        java.nio.file.Files.write(f, new byte[64 * 1024]);
+        Thread t = Thread.ofVirtual().start(() -> {
+            try (java.nio.channels.FileChannel plain = io.github.uring4j.nio.UringFiles.newFileChannel(f,
+                    StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+                java.nio.channels.FileChannel direct = null;
+                try {
+                    direct = io.github.uring4j.nio.UringFiles.newFileChannel(f, StandardOpenOption.READ,
+                            StandardOpenOption.WRITE, JdkOptions.DIRECT);
+                } catch (java.io.IOException | UnsupportedOperationException e) {
+                    System.out.println("NO DIRECT " + e);
+                }
+                // the classes each call needs, loaded while class files (directories here) can still be opened: the
+                // same calls on two other channels, which take their ring copies now
+                try (java.nio.channels.FileChannel warmPlain = io.github.uring4j.nio.UringFiles.newFileChannel(f,
+                        StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+                    warmPlain.force(true);
+                }
+                if (direct != null) {
+                    try (java.nio.channels.FileChannel warm = io.github.uring4j.nio.UringFiles.newFileChannel(f,
+                            StandardOpenOption.READ, StandardOpenOption.WRITE, JdkOptions.DIRECT)) {
+                        warm.read(ByteBuffer.allocateDirect(8192).alignedSlice(4096).limit(4096), 0);
+                        warm.write(ByteBuffer.allocateDirect(8192).alignedSlice(4096).limit(4096), 0);
+                    }
+                }
+                Class.forName("io.github.uring4j.nio.UringFileChannel$NoRingCopy");
+                Class.forName("io.github.uring4j.nio.JdkErrors");
+                java.util.List<java.io.FileInputStream> held = new java.util.ArrayList<>();
+                try {
+                    while (true) {
+                        held.add(new java.io.FileInputStream("/dev/null"));
+                    }
+                } catch (java.io.IOException full) {
+                    // every descriptor is taken
+                }
+                for (String op : java.util.List.of("force", "direct read", "direct write")) {
+                    try {
+                        Object r = switch (op) {
+                            case "force" -> {
+                                plain.force(true);
+                                yield "ok";
+                            }
+                            case "direct read" -> direct == null ? "skipped"
+                                    : direct.read(ByteBuffer.allocateDirect(8192).alignedSlice(4096).limit(4096), 0);
+                            default -> direct == null ? "skipped"
+                                    : direct.write(ByteBuffer.allocateDirect(8192).alignedSlice(4096).limit(4096), 0);
+                        };
+                        System.out.println(op + " -> " + r);
+                    } catch (Throwable e) {
+                        System.out.println(op + " !! " + e);
+                    }
+                }
+                for (java.io.FileInputStream in : held) {
+                    in.close();
+                }
+                if (direct != null) {
+                    direct.close();
+                }
+            } catch (Throwable e) {
+                System.out.println("FAILED " + e);
+            }
+        });
+        t.join();
+        System.out.println("DONE");
     }
 
     static void descriptors(Path file) throws Exception {
