@@ -44,6 +44,12 @@ public final class Jmx {
     }
     /** Descriptors that must be free before the platform MBean server is first asked for. */
     static final int SPARE_DESCRIPTORS = 32;
+
+    static {
+        // Loaded now, while descriptors are plenty: a class loaded from a directory needs one, and a reference that
+        // failed to resolve at the limit fails for good (the registration never happened)
+        ProcessLimits.class.getName();
+    }
     /** Whether this library has had the platform MBean server once (it is started then, for the JVM's life). */
     private static volatile boolean serverStarted;
 
@@ -95,7 +101,13 @@ public final class Jmx {
         if (!RESERVED.contains(canonical)) {
             return; // unregistered before it could be registered
         }
-        if (!serverStarted && !descriptorsToSpare()) {
+        boolean spare;
+        try {
+            spare = serverStarted || descriptorsToSpare();
+        } catch (LinkageError | RuntimeException e) {
+            spare = false; // a class it needs could not be loaded (from a directory, with no descriptor to spare)
+        }
+        if (!spare) {
             THREAD.schedule(BackgroundWork.counted(() -> registerNow(canonical, on, impl, mxbeanInterface)), 1,
                     TimeUnit.SECONDS);
             return;
@@ -115,15 +127,18 @@ public final class Jmx {
      * one descriptor at a time (the listing's own). Opening them to see, as this once did, took up to 32 at once each
      * second: a program holding 10 under a limit of 20 to 32 had its own opens fail with {@code EMFILE} when they
      * met (a hostile probe's single-threaded loop of {@code Files.write}, and {@code javac} at {@code ulimit -n 24}).
-     * True when either cannot be read.
+     * False when either cannot be read (there may be no descriptor to read it with).
      */
     static boolean descriptorsToSpare() {
         long limit = ProcessLimits.openFiles();
+        if (limit == ProcessLimits.UNREADABLE) {
+            return false; // likely no descriptor to read it with
+        }
         if (limit < 0) {
             return true;
         }
         String[] open = new java.io.File("/proc/self/fd").list();
-        return open == null || open.length + SPARE_DESCRIPTORS <= limit;
+        return open != null && open.length + SPARE_DESCRIPTORS <= limit;
     }
 
     @SuppressWarnings("unchecked")

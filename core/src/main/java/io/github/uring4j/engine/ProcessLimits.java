@@ -5,7 +5,10 @@ public final class ProcessLimits {
     private ProcessLimits() {
     }
 
-    /** The soft limit of open descriptors ({@code ulimit -n}), or -1 (unlimited, or unknown). */
+    /** {@link #openFiles} when {@code /proc/self/limits} could not be read (no descriptor to spare, say). */
+    public static final long UNREADABLE = -2;
+
+    /** The soft limit of open descriptors ({@code ulimit -n}); -1 unlimited or not said; {@link #UNREADABLE}. */
     public static long openFiles() {
         try (java.io.BufferedReader in = new java.io.BufferedReader(new java.io.FileReader("/proc/self/limits",
                 java.nio.charset.StandardCharsets.US_ASCII))) {
@@ -15,8 +18,10 @@ public final class ProcessLimits {
                     return soft.equals("unlimited") ? -1 : Long.parseLong(soft);
                 }
             }
-        } catch (java.io.IOException | RuntimeException e) {
-            // not known
+        } catch (java.io.IOException e) {
+            return UNREADABLE;
+        } catch (RuntimeException e) {
+            // not said in a form known here
         }
         return -1;
     }

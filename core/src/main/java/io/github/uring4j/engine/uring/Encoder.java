@@ -101,6 +101,9 @@ final class Encoder {
         if (limit > 0 && limit < registeredFiles) {
             registeredFiles = (int) limit;
         }
+        // The errors' names, loaded while descriptors are plenty: a class loaded later from a directory (not a jar)
+        // needs one, and a loop that met its first EMFILE at the limit died loading them
+        io.github.uring4j.linux.Errno.name(io.github.uring4j.linux.Errno.EMFILE);
         try {
             ring.registerFilesSparse(registeredFiles);
             fileTable = true;
