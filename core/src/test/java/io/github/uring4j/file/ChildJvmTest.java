@@ -205,11 +205,7 @@ class ChildJvmTest {
      */
     @Test
     void aWaitingJmxRegistrationTakesNoDescriptorFromTheProgram() throws Exception {
-        assumePrlimit("--nofile=40:40");
-        Process p = ChildJvm.start(List.of("prlimit", "--nofile=40:40"), List.of(), "writesBesideAWaitingJmxView",
-                dir.toString());
-        List<String> out = output(p, 60);
-        assertEquals(0, p.exitValue(), out.toString());
+        List<String> out = childUnder("--nofile=40:40", "writesBesideAWaitingJmxView", dir.toString());
         String line = out.stream().filter(l -> l.startsWith("WRITES ")).findFirst().orElseThrow();
         String[] f = line.split(" ");
         assertTrue(Long.parseLong(f[1]) > 100, line);
@@ -227,16 +223,21 @@ class ChildJvmTest {
      */
     @Test
     void aVirtualThreadsCallsAtTheDescriptorLimitAreMadeOnItsThread() throws Exception {
-        assumePrlimit("--nofile=64:64");
-        Process p = ChildJvm.start(List.of("prlimit", "--nofile=64:64"), List.of(), "virtualThreadAtTheLimit",
-                dir.toString());
-        List<String> out = output(p, 60);
-        assertEquals(0, p.exitValue(), out.toString());
+        List<String> out = childUnder("--nofile=64:64", "virtualThreadAtTheLimit", dir.toString());
         assertTrue(out.contains("DONE"), out.toString());
         assertTrue(out.contains("force -> ok"), out.toString());
         if (out.stream().noneMatch(l -> l.startsWith("NO DIRECT"))) {
             assertTrue(out.contains("direct read -> 4096") && out.contains("direct write -> 4096"), out.toString());
         }
+    }
+
+    /** The output of a child run under {@code prlimit limit} (skipped where it cannot run), which must exit with 0. */
+    private static List<String> childUnder(String limit, String... args) throws Exception {
+        assumePrlimit(limit);
+        Process p = ChildJvm.start(List.of("prlimit", limit), List.of(), args);
+        List<String> out = output(p, 60);
+        assertEquals(0, p.exitValue(), out.toString());
+        return out;
     }
 
     /** Skips the test where {@code prlimit limit true} cannot run. */
