@@ -506,13 +506,11 @@ public final class UringFileChannel extends JdkChannelLayout implements Builtin.
 
     /** Whether {@code t}, or a cause of it, says the process (or the system) has no descriptor to spare. */
     private static boolean outOfDescriptors(Throwable t) {
-        for (Throwable c = t; c != null; c = c.getCause()) {
+        Throwable c = t;
+        for (int depth = 0; c != null && depth < 16; depth++, c = c.getCause()) { // a cycle of causes ends too
             if (c instanceof io.github.uring4j.ring.UringException u
                     && (u.errno() == Errno.EMFILE || u.errno() == Errno.ENFILE)) {
                 return true;
-            }
-            if (c.getCause() == c) {
-                break;
             }
         }
         return false;
