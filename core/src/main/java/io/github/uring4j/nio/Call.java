@@ -10,8 +10,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 /**
  * The native scratch memory one system call on a caller's thread needs: the segment {@code errno} is captured in,
  * an {@code iovec} array, and a buffer that heap buffers are staged through (the JDK stages them through a cached
- * direct buffer; this one, and the array, come from the C heap ({@code CHeapMemory}), so that
- * {@code -XX:MaxDirectMemorySize} neither limits them nor is taken up by them).
+ * direct buffer; this one is not direct-buffer memory, so {@code -XX:MaxDirectMemorySize} does not limit it).
  *
  * <p>Heap transfers larger than {@link #SCRATCH_KEPT} go in pieces of that size. Held only for the length of the call, never while the caller waits for a ring: a platform thread keeps one in
  * a {@code PerThread} of its own; virtual threads share a small pool (a virtual thread per request would otherwise make one
@@ -47,7 +46,7 @@ final class Call {
     private Call(boolean threadLocal) {
         Arena a = Arena.ofAuto();
         this.capture = LeanCalls.allocateCapture(a);
-        this.iov = io.github.uring4j.engine.CHeapMemory.allocate(16L * MAX_IOV, 8);
+        this.iov = a.allocate(16L * MAX_IOV, 8);
         this.offsets = a.allocate(16, 8);
         this.statx = a.allocate(io.github.uring4j.linux.Statx.LAYOUT);
         this.pooled = !threadLocal;
@@ -100,7 +99,7 @@ final class Call {
         MemorySegment s = scratch;
         if (s == null || s.byteSize() < want) {
             long size = Math.max(16 * 1024, Long.highestOneBit(Math.max(1, want - 1)) << 1);
-            s = io.github.uring4j.engine.CHeapMemory.allocate(Math.min(SCRATCH_KEPT, size), 4096);
+            s = Arena.ofAuto().allocate(Math.min(SCRATCH_KEPT, size), 4096);
             scratch = s;
         }
         return s;

@@ -231,23 +231,6 @@ class ChildJvmTest {
         }
     }
 
-    /**
-     * A program run with {@code -XX:MaxDirectMemorySize=1m} writes and reads 8 MiB through a drop-in channel from heap
-     * buffers, on a platform and a virtual thread, then allocates a 1,000,000-byte direct buffer: it gets it, and the
-     * library holds under 16 KiB of that limit (before: 0.37 MB of it was the library's staging memory, taken from
-     * arenas, and the allocation failed, where the JDK's channel leaves nothing reserved; found by a hostile probe).
-     */
-    @Test
-    void heapBufferIoLeavesTheDirectMemoryLimitToTheProgram() throws Exception {
-        Process p = ChildJvm.start(List.of(), List.of("-XX:MaxDirectMemorySize=1m"), "directMemoryAfterHeapIo",
-                dir.toString());
-        List<String> out = output(p, 60);
-        assertEquals(0, p.exitValue(), out.toString());
-        assertTrue(out.contains("DIRECT ok"), out.toString());
-        String reserved = out.stream().filter(l -> l.startsWith("RESERVED ")).findFirst().orElseThrow();
-        assertTrue(Long.parseLong(reserved.substring("RESERVED ".length())) < 16 * 1024, out.toString());
-    }
-
     /** The output of a child run under {@code prlimit limit} (skipped where it cannot run), which must exit with 0. */
     private static List<String> childUnder(String limit, String... args) throws Exception {
         assumePrlimit(limit);

@@ -30,7 +30,6 @@ public final class ChildMain {
             case "jmxAtTheLimit" -> jmxAtTheLimit();
             case "writesBesideAWaitingJmxView" -> writesBesideAWaitingJmxView(Path.of(args[1]));
             case "virtualThreadAtTheLimit" -> virtualThreadAtTheLimit(Path.of(args[1]));
-            case "directMemoryAfterHeapIo" -> directMemoryAfterHeapIo(Path.of(args[1]));
             default -> throw new IllegalArgumentException(args[0]);
         }
     }
@@ -643,40 +642,6 @@ public final class ChildMain {
         });
         t.join();
         System.out.println("DONE");
-    }
-
-    /**
-     * Run with {@code -XX:MaxDirectMemorySize=1m}: 8 MiB written and read back through a drop-in channel from heap
-     * buffers, on a platform and a virtual thread; then prints {@code RESERVED n} (the direct buffer pool's bytes)
-     * and {@code DIRECT ok}, or the error, for a 1,000,000-byte direct buffer.
-     */
-    static void directMemoryAfterHeapIo(Path dir) throws Exception {
-        Path f = dir.resolve("heap-io");
-        Runnable heapIo = () -> {
-            try (java.nio.channels.FileChannel c = io.github.uring4j.nio.UringFiles.newFileChannel(f,
-                    StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-                c.write(ByteBuffer.allocate(8 << 20), 0);
-                c.read(ByteBuffer.allocate(8 << 20), 0);
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-        };
-        heapIo.run();
-        Thread.ofVirtual().start(heapIo).join();
-        System.gc();
-        long reserved = 0;
-        for (java.lang.management.BufferPoolMXBean b
-                : java.lang.management.ManagementFactory.getPlatformMXBeans(java.lang.management.BufferPoolMXBean.class)) {
-            if (b.getName().equals("direct")) {
-                reserved = b.getMemoryUsed();
-            }
-        }
-        System.out.println("RESERVED " + reserved);
-        try {
-            System.out.println("DIRECT " + (ByteBuffer.allocateDirect(1_000_000).capacity() == 1_000_000 ? "ok" : "?"));
-        } catch (OutOfMemoryError e) {
-            System.out.println("DIRECT " + e.getMessage());
-        }
     }
 
     static void descriptors(Path file) throws Exception {
