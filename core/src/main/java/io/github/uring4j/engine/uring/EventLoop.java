@@ -353,7 +353,9 @@ final class EventLoop implements Runnable {
         for (int tries = 0;; tries++) {
             try {
                 String why = "uring4j event loop " + name + " failed: " + t;
-                completions.failEverything(new IOException(why, t));
+                IOException e = new IOException(why, t);
+                completions.failEverything(e);
+                failQueued(e);
                 failure = why;
                 break;
             } catch (OutOfMemoryError again) {
@@ -366,6 +368,32 @@ final class EventLoop implements Runnable {
             Log.loopFailed(name, t);
         } catch (Throwable logging) {
             // nothing more to say it with: the failure is in every operation's exception
+        }
+    }
+
+    /**
+     * The requests this failed loop had taken in but not yet in a slot: issued on its thread, waiting for their file's
+     * turn, waiting for room on a device. Each is taken off its queue once told, so that a telling that meets the full
+     * heap again is made again (before, only the requests in slots were told, and a write waiting for its file's turn
+     * when the loop's thread met an OutOfMemoryError waited for ever: 1 of 64, seen once in CI).
+     */
+    private void failQueued(IOException e) {
+        for (Request r; (r = local.peek()) != null; ) {
+            r.fail(e);
+            local.poll();
+        }
+        for (UringFile f : touched) {
+            UringFile.PerLoop p = f.peek(this);
+            for (Request r; p != null && (r = p.waiting.peek()) != null; ) {
+                r.fail(e);
+                p.waiting.poll();
+            }
+        }
+        for (DeviceBudget b : budgets.values()) {
+            for (Request r; (r = b.waiting.peek()) != null; ) {
+                r.fail(e);
+                b.waiting.poll();
+            }
         }
     }
 
