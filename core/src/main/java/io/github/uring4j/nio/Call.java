@@ -10,7 +10,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 /**
  * The native scratch memory one system call on a caller's thread needs: the segment {@code errno} is captured in,
  * an {@code iovec} array, and a buffer that heap buffers are staged through (the JDK stages them through a cached
- * direct buffer; this one is not direct-buffer memory, so {@code -XX:MaxDirectMemorySize} does not limit it).
+ * direct buffer). They come from automatic arenas, whose memory counts against {@code -XX:MaxDirectMemorySize}: a
+ * thread's first heap-buffer I/O reserves about 0.3 MB of it (the JDK's channel, nothing once its call returns).
  *
  * <p>Heap transfers larger than {@link #SCRATCH_KEPT} go in pieces of that size. Held only for the length of the call, never while the caller waits for a ring: a platform thread keeps one in
  * a {@code PerThread} of its own; virtual threads share a small pool (a virtual thread per request would otherwise make one
