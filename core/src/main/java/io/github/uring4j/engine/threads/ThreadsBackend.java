@@ -192,8 +192,8 @@ public final class ThreadsBackend implements IoBackend {
             accepted = f.isOpen();
             if (accepted && r.timeoutNanos > 0) {
                 try {
-                    long now = System.nanoTime();
-                    t.deadline = now + Math.min(r.timeoutNanos, Long.MAX_VALUE / 2); // ~146 years: never overflows
+                    // at most ~146 years: never overflows
+                    t.deadline = System.nanoTime() + Math.min(r.timeoutNanos, Long.MAX_VALUE / 2);
                     t.timeout = timer().schedule(() -> t.tellEarly(Rules.timedOut(r)),
                             r.timeoutNanos, TimeUnit.NANOSECONDS);
                 } catch (RejectedExecutionException e) {

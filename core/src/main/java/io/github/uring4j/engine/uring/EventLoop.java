@@ -355,7 +355,7 @@ final class EventLoop implements Runnable {
                 String why = "uring4j event loop " + name + " failed: " + t;
                 IOException e = new IOException(why, t);
                 completions.failEverything(e);
-                failQueued(e);
+                failQueued(() -> e);
                 failure = why;
                 break;
             } catch (OutOfMemoryError again) {
@@ -372,27 +372,30 @@ final class EventLoop implements Runnable {
     }
 
     /**
-     * The requests this failed loop had taken in but not yet in a slot: issued on its thread, waiting for their file's
-     * turn, waiting for room on a device. Each is taken off its queue once told, so that a telling that meets the full
-     * heap again is made again (before, only the requests in slots were told, and a write waiting for its file's turn
-     * when the loop's thread met an OutOfMemoryError waited for ever: 1 of 64, seen once in CI).
+     * Fails the requests this loop had taken in but not yet into a slot: issued on its thread, waiting for their
+     * file's turn, waiting for room on a device (a shutdown's, and a failed loop's: before, a failed loop told only
+     * the requests in slots, and a write waiting for its file's turn when the loop's thread met an OutOfMemoryError
+     * waited for ever, 1 of 64 once in CI). Each is taken off its queue once told, so that a telling that meets the
+     * full heap again is made again.
      */
-    private void failQueued(IOException e) {
+    private void failQueued(java.util.function.Supplier<? extends Throwable> error) {
         for (Request r; (r = local.peek()) != null; ) {
-            r.fail(e);
+            r.fail(error.get());
             local.poll();
         }
         for (UringFile f : touched) {
             UringFile.PerLoop p = f.peek(this);
             for (Request r; p != null && (r = p.waiting.peek()) != null; ) {
-                r.fail(e);
+                r.fail(error.get());
                 p.waiting.poll();
+                stats.queued(-1);
             }
         }
         for (DeviceBudget b : budgets.values()) {
             for (Request r; (r = b.waiting.peek()) != null; ) {
-                r.fail(e);
+                r.fail(error.get());
                 b.waiting.poll();
+                stats.queued(-1);
             }
         }
     }
@@ -849,13 +852,13 @@ final class EventLoop implements Runnable {
         return false;
     }
 
-    /** Fails the waiting O_DIRECT requests of {@code f} (null: of every file). */
+    /** Fails the waiting O_DIRECT requests of {@code f}. */
     void failWaitingDirect(UringFile f) {
         for (DeviceBudget b : budgets.values()) {
             java.util.Iterator<Request> it = b.waiting.iterator();
             while (it.hasNext()) {
                 Request r = it.next();
-                if (f == null || r.handle == f) {
+                if (r.handle == f) {
                     it.remove();
                     stats.queued(-1);
                     r.fail(new AsynchronousCloseException());
@@ -1009,18 +1012,7 @@ final class EventLoop implements Runnable {
             return;
         }
         intake(); // requests fail (closing), messages run
-        Request r;
-        while ((r = local.poll()) != null) {
-            r.fail(new AsynchronousCloseException());
-        }
-        for (UringFile f : touched) {
-            UringFile.PerLoop p = f.peek(this);
-            while (p != null && !p.waiting.isEmpty()) {
-                p.waiting.poll().fail(new AsynchronousCloseException());
-                stats.queued(-1);
-            }
-        }
-        failWaitingDirect(null);
+        failQueued(AsynchronousCloseException::new);
         deadlines.clear();
         cancels.clear();
         if (expected == 0) {
