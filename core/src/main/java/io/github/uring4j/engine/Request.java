@@ -350,6 +350,21 @@ public final class Request extends MpscQueue.Node {
         end(value, null, copy);
     }
 
+    /**
+     * Backend, before a call that moves bytes nobody can move again (a pipe's): claims the delivery of its result
+     * now, so that a cancel coming during the call waits for its end rather than win while the bytes move and lose
+     * them. False, and nothing claimed, when the request was cancelled already. A call that moved nothing gives the
+     * claim back with {@link #releaseDelivery}.
+     */
+    public boolean holdDelivery() {
+        return claimDelivery();
+    }
+
+    /** Gives back a {@link #holdDelivery} claim whose call moved nothing: a cancel can win again. */
+    public void releaseDelivery() {
+        STAMP.getAndBitwiseAnd(this, ~DELIVERING);
+    }
+
     /** Marks the end delivering its result, unless the request was cancelled first. */
     private boolean claimDelivery() {
         for (;;) {

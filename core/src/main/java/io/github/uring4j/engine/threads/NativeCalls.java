@@ -104,8 +104,8 @@ final class NativeCalls implements Calls {
      * that direction so that another call of the file cannot move bytes in between. While nothing can move it waits
      * with {@code poll} in slices of {@link #WAIT_SLICE_MILLIS}, looking between them whether its client was told
      * already (a timeout, a close, a shutdown) or cancelled the request: then it ends without touching the data. Each
-     * attempt runs under the task's lock, and one that moved bytes holds back an early tell, so no bytes move for a
-     * client that was told otherwise. A device that refuses both ({@code FIONREAD} fails) is read and written as
+     * attempt runs under the task's lock and holds the request's delivery, so that a cancel coming during it waits for
+     * its end, and one that moved bytes holds back an early tell: no bytes move for a client that was told otherwise. A device that refuses both ({@code FIONREAD} fails) is read and written as
      * before, blocking; another process writing to the same FIFO between a {@code poll} and a write can block a write
      * too, until a reader makes room.
      */
@@ -134,9 +134,10 @@ final class NativeCalls implements Calls {
                         tell = r.claimEarlyTell(t.heldBack);
                         t.heldBack = null;
                         abandoned = true;
-                    } else if (t.ended || r.wasTold() || r.isCancelled()) {
+                    } else if (t.ended || r.wasTold() || !r.holdDelivery()) {
                         // (cancelled: looked at before every attempt, not only after a wait, which took the next
-                        // bytes written for a read whose future was already cancelled)
+                        // bytes written for a read whose future was already cancelled; and claimed against a cancel
+                        // for the attempt, since one coming between the look and the call lost the bytes read)
                         abandoned = true;
                     } else if (readiness(f, read) == ThreadsFile.NOWAIT) {
                         do {
@@ -157,6 +158,9 @@ final class NativeCalls implements Calls {
                         res = read ? readWhatIsThere(f, m, pfd, count) : writeWhatFits(f, m, pfd, count);
                     }
                     t.moved = res >= 0;
+                    if (!abandoned && res <= 0) {
+                        r.releaseDelivery(); // nothing moved: a cancel may win
+                    }
                 }
                 if (abandoned) {
                     if (tell != null) {
