@@ -42,6 +42,13 @@ public abstract class FileHandle {
     private java.util.concurrent.CompletableFuture<Void> closedSignal;
     /** Why the backend closed the file on its own (its event loop failed), or null. */
     private volatile String closedBecause;
+    /**
+     * A descriptor lent by its owner ({@link IoBackend#adopt}): what tells the owner the backend is done with it, taken
+     * (set to null) by the one {@link #giveBack}; null for a descriptor the backend owns and closes.
+     */
+    private final java.util.concurrent.atomic.AtomicReference<Runnable> lender =
+            new java.util.concurrent.atomic.AtomicReference<>();
+    private volatile boolean borrowed;
 
     protected FileHandle(IoBackend backend, OpenSpec spec, int fd, int memAlign, int offAlign) {
         this.backend = backend;
@@ -204,6 +211,31 @@ public abstract class FileHandle {
     /** Why the backend closed the file on its own, or null when it was closed normally (or is open). */
     public String closedBecause() {
         return closedBecause;
+    }
+
+    /**
+     * Backend, as it adopts the descriptor, before anyone else can see this handle: the descriptor stays its owner's,
+     * the backend never closes it, and runs {@code giveBack} once it will not use it again ({@link #giveBack}).
+     */
+    public void lentBy(Runnable giveBack) {
+        lender.set(java.util.Objects.requireNonNull(giveBack));
+        borrowed = true;
+    }
+
+    /** Whether the descriptor is its owner's ({@link #lentBy}): the backend gives it back instead of closing it. */
+    public boolean borrowed() {
+        return borrowed;
+    }
+
+    /**
+     * Backend, where it would close an owned descriptor, once no call of its own can use it any more: tells the
+     * owner of a borrowed one, once.
+     */
+    public void giveBack() {
+        Runnable r = lender.getAndSet(null);
+        if (r != null) {
+            r.run();
+        }
     }
 
     /** Closes the file with nobody to tell: it was dropped unreachable, or its opener gave up on it. */

@@ -26,12 +26,12 @@ public interface IoBackend {
     void closeOrphan(FileHandle h);
 
     /**
-     * Takes in a descriptor its client opened itself (a blocking {@code open(2)} on the caller's thread is faster
-     * than a trip through a ring, or a {@code dup} of the client's own): the backend owns it from now on, runs
-     * requests on it, and closes it on {@link Request#CLOSE} or at shutdown. Null when the backend is shutting down
-     * (the caller still owns the descriptor).
+     * Runs requests on a descriptor its client opened and keeps owning (a drop-in channel's own): the backend never
+     * closes it. After {@link Request#CLOSE}, or its own shutdown, once none of its calls can use the descriptor any
+     * more (every one ended, those in the kernel cancelled and completed), it runs {@code giveBack}, once, and the
+     * client may close the descriptor then. Null when the backend is shutting down ({@code giveBack} never runs).
      */
-    FileHandle adopt(OpenSpec spec, int fd, int memAlign, int offAlign);
+    FileHandle adopt(OpenSpec spec, int fd, int memAlign, int offAlign, Runnable giveBack);
 
     /**
      * Registers {@code region}'s buffers for fixed-buffer transfers; returns null, or why they stay unregistered

@@ -149,20 +149,51 @@ public final class UringFileChannel extends JdkChannelLayout implements Builtin.
     private final MappedReads mapped;
 
     /**
-     * What must be closed when the channel closes or becomes unreachable: the descriptor, the ring's copy of it and
+     * What must be closed when the channel closes or becomes unreachable: the descriptor, the ring's handle of it and
      * the JDK channel behind {@code map} and the locks. Holds no reference to the channel.
      */
     static final class Resources implements Runnable {
         final int fd;
         final Object lock = new Object();
-        /** A {@code dup} of {@link #fd} owned by the ring, made on the first operation that needs the ring. */
+        /**
+         * The ring's handle of {@link #fd} (lent to it, not a copy: a copy would take a second descriptor of the
+         * process for every channel that used the ring), made on the first operation that needs the ring.
+         */
         volatile FileHandle handle;
+        /**
+         * Who still uses {@link #fd}: the channel until it closes (or is dropped), and the ring from its handle's
+         * making until it gives the descriptor back. The last to let go closes it, so a ring held up at the close
+         * (a handler of the user's blocking its loop) never meets the number reused by another file.
+         */
+        private final java.util.concurrent.atomic.AtomicInteger holders =
+                new java.util.concurrent.atomic.AtomicInteger(1);
         FileChannel jdk;
         MappedReads.Mapping mapping;
         boolean closed;
 
         Resources(int fd) {
             this.fd = fd;
+        }
+
+        /** The ring's handle is about to be made: it holds the descriptor until it gives it back ({@link #letGo}). */
+        void ringHolds() {
+            holders.incrementAndGet();
+        }
+
+        /**
+         * A holder is done with the descriptor: the last one closes it. 0, or {@code -errno} of that close (a close
+         * made later, by the other holder, says nothing to anyone).
+         */
+        int letGo() {
+            if (holders.decrementAndGet() != 0) {
+                return 0;
+            }
+            Call c = Call.get();
+            try {
+                return LeanCalls.close(c.capture, fd);
+            } finally {
+                c.release();
+            }
         }
 
         /** Dropped without close(): nobody waits, nobody is told. */
@@ -192,12 +223,7 @@ public final class UringFileChannel extends JdkChannelLayout implements Builtin.
             if (m != null) {
                 m.unmap();
             }
-            Call c = Call.get();
-            try {
-                LeanCalls.close(c.capture, fd);
-            } finally {
-                c.release();
-            }
+            letGo();
         }
     }
 
@@ -425,7 +451,7 @@ public final class UringFileChannel extends JdkChannelLayout implements Builtin.
             }
         }
         if (h != null) {
-            closeRingCopy(h);
+            closeRingHandle(h);
         }
         // Calls on the caller's threads end soon (none waits for long: those that could, go to the ring).
         closer = Thread.currentThread();
@@ -441,14 +467,11 @@ public final class UringFileChannel extends JdkChannelLayout implements Builtin.
             Thread.currentThread().interrupt();
         }
         jdkDescriptor.fd = -1; // before the number can be another file's, as the JDK's FileDescriptor says once closed
-        Call c = Call.get();
-        try {
-            int r = LeanCalls.close(c.capture, fd);
-            if (r < 0 && r != -Errno.EINTR && failure == null) {
-                failure = JdkErrors.io(-r);
-            }
-        } finally {
-            c.release();
+        // closed now, or, when the ring was held up (above), once it gives the descriptor back, as the JDK's channel
+        // closes its descriptor after the last thread in a call on it
+        int r = resources.letGo();
+        if (r < 0 && r != -Errno.EINTR && failure == null) {
+            failure = JdkErrors.io(-r);
         }
         if (cleanable != null) {
             cleanable.clean(); // resources.closed is set: only unregisters
@@ -462,7 +485,7 @@ public final class UringFileChannel extends JdkChannelLayout implements Builtin.
      * Closes the ring's descriptor: its operations in flight end with {@link AsynchronousCloseException} and their
      * threads wake. Waits for it unless the caller is an event loop thread (of any executor).
      */
-    private void closeRingCopy(FileHandle h) {
+    private void closeRingHandle(FileHandle h) {
         if (!h.beginClose()) {
             return;
         }
@@ -471,7 +494,7 @@ public final class UringFileChannel extends JdkChannelLayout implements Builtin.
         Request r = backend.acquire();
         r.kind = Request.CLOSE;
         r.handle = h;
-        r.completion = RING_COPY_CLOSED;
+        r.completion = RING_HANDLE_CLOSED;
         r.target = closed;
         // not on an event loop of any executor: its own would wait for itself, another's for a loop that may wait
         // for this one
@@ -481,25 +504,26 @@ public final class UringFileChannel extends JdkChannelLayout implements Builtin.
             // nor for ever for a loop that code of the user's keeps from its work (a handler of theirs that blocks)
             String heldUp = backend.awaitUnlessHeldUp(closed);
             if (heldUp != null) {
-                io.github.uring4j.engine.Log.warn("close of " + path + " returns before the ring's copy of its descriptor is closed: " + heldUp);
+                io.github.uring4j.engine.Log.warn("close of " + path
+                        + " returns before the ring is done with its descriptor (closed once it is): " + heldUp);
             }
         }
     }
 
-    /** Completes the close's future ({@link #closeRingCopy}). */
+    /** Completes the close's future ({@link #closeRingHandle}). */
     @SuppressWarnings("unchecked")
-    private static final Completion RING_COPY_CLOSED = (target, attachment, value, opened, error) ->
+    private static final Completion RING_HANDLE_CLOSED = (target, attachment, value, opened, error) ->
             ((java.util.concurrent.CompletableFuture<Void>) target).complete(null);
 
     /**
-     * The ring's copy of the descriptor, or the ring itself, could not be made: the process has no descriptor to
-     * spare. A blocking call then waits on the caller's thread, as the JDK's channel makes it (its carrier, on a
-     * virtual thread), instead of failing where the JDK's would not.
+     * The ring could not be set up: the process has no descriptor to spare. A blocking call then waits on the
+     * caller's thread, as the JDK's channel makes it (its carrier, on a virtual thread), instead of failing where the
+     * JDK's would not.
      */
-    private static final class NoRingCopy extends IOException {
+    private static final class NoRing extends IOException {
         private static final long serialVersionUID = 1L;
 
-        NoRingCopy(Throwable cause) {
+        NoRing(Throwable cause) {
             super(cause.getMessage(), cause);
         }
     }
@@ -516,7 +540,7 @@ public final class UringFileChannel extends JdkChannelLayout implements Builtin.
         return false;
     }
 
-    /** The ring's descriptor of this file (a {@code dup}), made on first use. */
+    /** The ring's handle of this file's descriptor (lent to it), made on first use. */
     private FileHandle handle() throws IOException {
         FileHandle known = resources.handle;
         if (known != null) {
@@ -532,32 +556,22 @@ public final class UringFileChannel extends JdkChannelLayout implements Builtin.
             if (resources.closed) {
                 throw new AsynchronousCloseException();
             }
-            Call c = Call.get();
+            OpenSpec spec = OpenSpec.of(path, flags, readable, writable, direct, false, false);
+            int align = direct ? alignment : 4096;
+            Engine e;
             try {
-                int d = LeanCalls.dup(c.capture, fd);
-                if (d < 0) {
-                    IOException failure = JdkErrors.io(-d);
-                    throw d == -Errno.EMFILE || d == -Errno.ENFILE ? new NoRingCopy(failure) : failure;
+                e = engine();
+            } catch (RuntimeException | Error made) {
+                if (outOfDescriptors(made)) {
+                    throw new NoRing(made);
                 }
-                OpenSpec spec = OpenSpec.of(path, flags, readable, writable, direct, false, false);
-                int align = direct ? alignment : 4096;
-                Engine e;
-                try {
-                    e = engine();
-                } catch (RuntimeException | Error made) {
-                    LeanCalls.close(c.capture, d);
-                    if (outOfDescriptors(made)) {
-                        throw new NoRingCopy(made);
-                    }
-                    throw made;
-                }
-                h = e.backend.adopt(spec, d, align, align);
-                if (h == null) {
-                    LeanCalls.close(c.capture, d);
-                    throw new IOException("uring4j: the executor " + e.executor + " is closed");
-                }
-            } finally {
-                c.release();
+                throw made;
+            }
+            resources.ringHolds();
+            h = e.backend.adopt(spec, fd, align, align, resources::letGo);
+            if (h == null) {
+                resources.letGo(); // the channel still holds it: not closed
+                throw new IOException("uring4j: the executor " + e.executor + " is closed");
             }
             resources.handle = h;
             return h;
@@ -1609,7 +1623,7 @@ public final class UringFileChannel extends JdkChannelLayout implements Builtin.
         FileHandle h;
         try {
             h = handle();
-        } catch (NoRingCopy none) {
+        } catch (NoRing none) {
             // no descriptor to spare for the ring: the call on this thread, as the JDK's channel makes it
             boolean read = kind == Request.READ;
             long n = inline(read, address, len, position, 0, held);
@@ -1841,7 +1855,7 @@ public final class UringFileChannel extends JdkChannelLayout implements Builtin.
             try {
                 ringSync(metaData);
                 return;
-            } catch (NoRingCopy none) {
+            } catch (NoRing none) {
                 // no descriptor to spare for the ring: on this thread, as the JDK's channel makes it
             }
         }

@@ -217,9 +217,10 @@ class ChildJvmTest {
     /**
      * A virtual thread with every descriptor of the process taken after it opened two drop-in channels: its
      * {@code force} and an {@code O_DIRECT} read and write (calls the drop-in sends through the ring on a virtual
-     * thread, which needs a descriptor for the ring's copy of the file's) are made on its own thread instead, as the
-     * JDK's channel makes them, and succeed (before: {@code force} failed with "Too many open files", or with an
-     * unchecked exception when the ring itself could not be made; found by a hostile probe).
+     * thread) succeed, as the JDK's channel's do (before: {@code force} failed with "Too many open files", since the
+     * ring made a copy of the file's descriptor, or with an unchecked exception when the ring itself could not be
+     * made; found by a hostile probe). The ring uses the channel's own descriptor now; where the ring cannot be made,
+     * the calls are made on the thread itself, as the JDK's channel makes them.
      */
     @Test
     void aVirtualThreadsCallsAtTheDescriptorLimitAreMadeOnItsThread() throws Exception {

@@ -574,7 +574,7 @@ public final class ChildMain {
     /**
      * On a virtual thread, with every descriptor of the process taken after two drop-in channels were opened (one
      * {@code O_DIRECT}, where the file system has it): {@code force}, and the direct channel's read and write (calls
-     * through the ring on a virtual thread, which would need a descriptor for the ring's copy, and for a ring). Prints
+     * through the ring on a virtual thread, which once needed a descriptor for the ring's copy of the file's). Prints
      * {@code op -> result} for each, then {@code DONE}.
      */
     static void virtualThreadAtTheLimit(Path dir) throws Exception {
@@ -591,7 +591,7 @@ public final class ChildMain {
                     System.out.println("NO DIRECT " + e);
                 }
                 // the classes each call needs, loaded while class files (directories here) can still be opened: the
-                // same calls on two other channels, which take their ring copies now
+                // same calls on two other channels, through the ring
                 try (java.nio.channels.FileChannel warmPlain = io.github.uring4j.nio.UringFiles.newFileChannel(f,
                         StandardOpenOption.READ, StandardOpenOption.WRITE)) {
                     warmPlain.force(true);
@@ -603,7 +603,9 @@ public final class ChildMain {
                         warm.write(ByteBuffer.allocateDirect(8192).alignedSlice(4096).limit(4096), 0);
                     }
                 }
-                Class.forName("io.github.uring4j.nio.UringFileChannel$NoRingCopy");
+                for (Class<?> nested : io.github.uring4j.nio.UringFileChannel.class.getDeclaredClasses()) {
+                    Class.forName(nested.getName()); // NoRing among them
+                }
                 Class.forName("io.github.uring4j.nio.JdkErrors");
                 java.util.List<java.io.FileInputStream> held = new java.util.ArrayList<>();
                 try {

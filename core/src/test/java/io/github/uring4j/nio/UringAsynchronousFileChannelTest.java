@@ -182,6 +182,27 @@ class UringAsynchronousFileChannelTest extends AsynchronousFileChannelContract {
     }
 
     /**
+     * A channel whose writes and sync went through the ring holds one descriptor of its file, as the JDK's does (the
+     * ring had a copy of its own: two for every channel, which ran a program with many channels out of descriptors
+     * where the JDK's did not), and none once closed.
+     */
+    @Test
+    void aChannelThatUsedTheRingHoldsOneDescriptor() throws Exception {
+        Path p = file("one", new byte[0]);
+        long ring = UringFiles.statistics().ringOperations();
+        for (int i = 0; i < 20; i++) {
+            try (AsynchronousFileChannel ch = open(p, READ, WRITE)) {
+                assertEquals(4096, await(ch.write(ByteBuffer.wrap(pattern(4096, i)), 0)));
+                ch.force(false);
+                assertEquals(1, Conform.fdsUnder(dir).size(), "descriptors of the file: " + Conform.fdsUnder(dir));
+            }
+            assertEquals(0, Conform.fdsUnder(dir).size(), "after close: " + Conform.fdsUnder(dir));
+            assertArrayEquals(pattern(4096, i), Files.readAllBytes(p));
+        }
+        assertTrue(UringFiles.statistics().ringOperations() >= ring + 20, "the writes did not go to the ring");
+    }
+
+    /**
      * Futures of reads the page cache holds are made on the caller's thread with the channel's own descriptor: into a
      * direct and a heap buffer, across the end (the short count) and at it (-1), with no ring operation and no copy
      * of the descriptor for a ring (each open, read and close of a channel made one, and closed it through the event

@@ -101,7 +101,9 @@ class UringFileChannelTest extends FileChannelContract {
     /**
      * A drop-in channel whose reads went through the ring closes even while a completion handler of the user's keeps
      * the shared executor's loop from its work: after about two seconds without progress there, with a warning,
-     * instead of waiting for the handler for ever; once the handler returns, the ring's descriptor of the file goes.
+     * instead of waiting for the handler for ever. The descriptor, which the ring uses too, stays open until the ring
+     * is done with it (closed at once, its number could be another file's before the ring's calls on it ended), and
+     * goes once the handler returns.
      */
     @Test
     void closingWhileAHandlerHoldsTheLoopReturns() throws Exception {
@@ -109,7 +111,7 @@ class UringFileChannelTest extends FileChannelContract {
         Path p = dir.resolve("held");
         java.nio.file.Files.write(p, pattern(100, 4));
         FileChannel ch = open(fifo, READ, WRITE);
-        // a read of the empty FIFO waits in the ring: the channel now has the ring's copy of its descriptor
+        // a read of the empty FIFO waits in the ring: the ring now has a handle of the channel's descriptor
         java.util.concurrent.CompletableFuture<Integer> waiting = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
             try {
                 return ch.read(java.nio.ByteBuffer.allocate(1));
@@ -137,6 +139,7 @@ class UringFileChannelTest extends FileChannelContract {
                 });
                 Conform.await(close.orTimeout(60, java.util.concurrent.TimeUnit.SECONDS)); // it used to wait for the handler
                 assertFalse(ch.isOpen());
+                assertTrue(openOn(fifo), "the descriptor closed while the ring may still use it");
             } finally {
                 held.release();
             }

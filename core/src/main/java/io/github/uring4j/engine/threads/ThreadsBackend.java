@@ -540,8 +540,9 @@ public final class ThreadsBackend implements IoBackend {
 
     private IOException closeDescriptor(ThreadsFile f) {
         files.remove(f);
-        IOException res = calls.close(f);
+        IOException res = f.borrowed() ? null : calls.close(f);
         f.markClosed();
+        f.giveBack();
         return res;
     }
 
@@ -553,14 +554,19 @@ public final class ThreadsBackend implements IoBackend {
     }
 
     @Override
-    public FileHandle adopt(OpenSpec spec, int fd, int memAlign, int offAlign) {
-        return open ? new ThreadsFile(this, spec, fd, null, memAlign, offAlign) : null;
+    public FileHandle adopt(OpenSpec spec, int fd, int memAlign, int offAlign, Runnable giveBack) {
+        if (!open) {
+            return null;
+        }
+        ThreadsFile f = new ThreadsFile(this, spec, fd, null, memAlign, offAlign);
+        f.lentBy(giveBack);
+        return f;
     }
 
     @Override
     public void closeOrphan(FileHandle h) {
-        if (!open) {
-            return;
+        if (!open && !h.borrowed()) {
+            return; // the shutdown closes it (a borrowed descriptor is not among its files: a close gives it back)
         }
         Request r = acquire();
         r.kind = Request.CLOSE;

@@ -104,6 +104,7 @@ final class Closer {
         Request r = s.request;
         UringFile f = (UringFile) r.handle;
         f.markClosed();
+        f.giveBack();
         f.closeSlot = null;
         loop.homeFiles.remove(f);
         if (f.fixedSlot >= 0) {
@@ -153,7 +154,10 @@ final class Closer {
         }
         f.beginClose();
         f.awaitUnpinned();
-        loop.sys.close(f.fd);
+        if (!f.borrowed()) {
+            loop.sys.close(f.fd);
+        }
         f.markClosed();
+        f.giveBack();
     }
 }

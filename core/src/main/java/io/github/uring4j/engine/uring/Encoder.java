@@ -600,6 +600,10 @@ final class Encoder {
         if (f.fixedSlot >= 0) {
             count(ring.nextSqe().closeFixed(f.fixedSlot), s, Slot.MAIN);
         }
-        count(ring.nextSqe().close(f.fd), s, Slot.CLOSE_FD);
+        if (f.borrowed()) {
+            count(ring.nextSqe().nop(), s, Slot.CLOSE_FD); // its owner closes it (Closer.closed gives it back)
+        } else {
+            count(ring.nextSqe().close(f.fd), s, Slot.CLOSE_FD);
+        }
     }
 }

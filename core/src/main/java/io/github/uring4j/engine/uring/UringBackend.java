@@ -229,12 +229,13 @@ public final class UringBackend implements IoBackend {
     }
 
     @Override
-    public FileHandle adopt(OpenSpec spec, int fd, int memAlign, int offAlign) {
+    public FileHandle adopt(OpenSpec spec, int fd, int memAlign, int offAlign, Runnable giveBack) {
         if (!open) {
             return null;
         }
         EventLoop home = loops.length == 1 ? loops[0] : loops[Math.floorMod(next.getAndIncrement(), loops.length)];
         UringFile f = new UringFile(this, spec, fd, -1, home, loops.length, memAlign, offAlign);
+        f.lentBy(giveBack);
         if (spec.direct()) {
             f.deviceKey = deviceOf(fd);
         }
@@ -242,7 +243,7 @@ public final class UringBackend implements IoBackend {
         // A shutdown that began before the add may have closed its files already: whoever removes the file owns it.
         if (home.closing && home.homeFiles.remove(f)) {
             f.beginClose();
-            f.markClosed();
+            f.markClosed(); // not given back: the caller, told null, still has it
             return null;
         }
         return f;
