@@ -178,14 +178,26 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
             }
             tryHere = n == UringFileChannel.NOT_NOW; // tried and missed: asking the page cache again only repeats it
         }
-        FileHandle h;
+        UringFileChannel.RingUse ring;
         try {
-            h = file.ringHandle();
+            ring = file.ringUse();
+        } catch (UringFileChannel.NoRing none) {
+            // no descriptor to spare for a ring: made on this thread, as the JDK's pool thread makes it
+            int n;
+            try {
+                n = read ? file.read(buf, position) : file.write(buf, position);
+            } catch (IOException | RuntimeException e) {
+                op.fail(isOpen() ? e : new ClosedChannelException());
+                return;
+            }
+            op.succeed(n);
+            return;
         } catch (IOException e) {
             op.fail(isOpen() ? e : new ClosedChannelException());
             return;
         }
-        IoBackend backend = file.ringBackend();
+        FileHandle h = ring.handle();
+        IoBackend backend = ring.backend();
         Request r = backend.acquire();
         r.kind = read ? Request.READ : Request.WRITE;
         r.handle = h;
@@ -193,7 +205,7 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
         r.target = op;
         r.client = this;
         try {
-            Memory.buffer(r, buf, read, file.ringBounces());
+            Memory.buffer(r, buf, read, ring.bounces());
         } catch (RuntimeException e) {
             r.discard();
             throw e;
@@ -218,6 +230,7 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
         op.request = r;
         op.generation = r.generation();
         op.backend = backend;
+        op.transfer(this, h, read, buf, position);
         Counters.RING_OPERATIONS.increment();
         backend.submit(r);
     }
@@ -225,6 +238,9 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
     private static final Completion READ_DONE = (target, attachment, value, opened, error) -> {
         @SuppressWarnings("unchecked")
         Op<Integer, ?> op = (Op<Integer, ?>) target;
+        if (error != null && op.startedAgain()) {
+            return;
+        }
         if (error != null) {
             op.fail(JdkErrors.fromEngine(error));
         } else {
@@ -238,6 +254,9 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
     private static final Completion WRITE_DONE = (target, attachment, value, opened, error) -> {
         @SuppressWarnings("unchecked")
         Op<Integer, ?> op = (Op<Integer, ?>) target;
+        if (error != null && op.startedAgain()) {
+            return;
+        }
         if (error != null) {
             op.fail(JdkErrors.fromEngine(error));
         } else {
@@ -471,6 +490,54 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
         volatile IoBackend backend;
         /** A future's channel, closed by {@code cancel(true)}; null for a handler's operation. */
         volatile AsynchronousFileChannel channel;
+        /** A read or write through the ring: its channel, the handle it went to, and what it moves where. */
+        private UringAsynchronousFileChannel owner;
+        private FileHandle handle;
+        private boolean read;
+        private ByteBuffer buf;
+        private long position;
+        private int attempts;
+
+        /** What {@link #startedAgain} needs to make the transfer again. */
+        void transfer(UringAsynchronousFileChannel owner, FileHandle handle, boolean read, ByteBuffer buf,
+                long position) {
+            this.owner = owner;
+            this.handle = handle;
+            this.read = read;
+            this.buf = buf;
+            this.position = position;
+        }
+
+        /**
+         * A transfer failed: when the executor of its handle was closed (or its loop failed) under the open channel,
+         * which delivered nothing (an interruption), it starts again on the executor the channel gets now, from
+         * another thread than the dying loop, and true; a positional read or write moves the same bytes to the same
+         * place again. After {@link UringFileChannel#EXECUTOR_RETRIES} attempts it fails with an {@code IOException}
+         * that says so (an {@code AsynchronousCloseException} would say the open channel was closed).
+         */
+        boolean startedAgain() {
+            UringAsynchronousFileChannel o = owner;
+            if (o == null || handle == null || !UringFileChannel.executorGone(handle) || !o.isOpen()
+                    || state.get() != PENDING) {
+                return false;
+            }
+            if (++attempts >= UringFileChannel.EXECUTOR_RETRIES) {
+                fail(new IOException("uring4j: the executor of the ring that made this " + (read ? "read" : "write")
+                        + " was closed (or its event loop failed) while it was in flight, "
+                        + UringFileChannel.EXECUTOR_RETRIES + " times; the channel stays open"));
+                return true;
+            }
+            @SuppressWarnings("unchecked")
+            Op<Integer, ?> transfer = (Op<Integer, ?>) this; // a read or write: its value is an Integer
+            Thread.ofVirtual().name("uring4j-again").start(() -> {
+                try {
+                    o.start(read, buf, position, transfer);
+                } catch (Throwable t) {
+                    fail(t);
+                }
+            });
+            return true;
+        }
 
         Op(CompletionHandler<V, ? super A> handler, A attachment, HandlerDispatch dispatch) {
             this.handler = handler;

@@ -157,9 +157,10 @@ public final class UringFileChannel extends JdkChannelLayout implements Builtin.
         final Object lock = new Object();
         /**
          * The ring's handle of {@link #fd} (lent to it, not a copy: a copy would take a second descriptor of the
-         * process for every channel that used the ring), made on the first operation that needs the ring.
+         * process for every channel that used the ring), made on the first operation that needs the ring, and again
+         * when its executor closed (or failed) under the open channel.
          */
-        volatile FileHandle handle;
+        volatile RingUse ring;
         /**
          * Who still uses {@link #fd}: the channel until it closes (or is dropped), and the ring from its handle's
          * making until it gives the descriptor back. The last to let go closes it, so a ring held up at the close
@@ -206,7 +207,7 @@ public final class UringFileChannel extends JdkChannelLayout implements Builtin.
                     return;
                 }
                 closed = true;
-                h = handle;
+                h = ring == null ? null : ring.handle();
                 j = jdk;
             }
             if (h != null) {
@@ -231,9 +232,17 @@ public final class UringFileChannel extends JdkChannelLayout implements Builtin.
     private record Engine(IoExecutor executor, IoBackend backend, BouncePool bounces) {
     }
 
+    /** The ring's handle of the descriptor, the backend that runs it and its executor's copy buffers. */
+    record RingUse(FileHandle handle, IoBackend backend, BouncePool bounces) {
+    }
+
+    /**
+     * The executor for this channel's ring operations: the one it was given, until that one is closed or its loop
+     * failed (the default executor is then made again).
+     */
     private Engine engine() {
         Engine e = engine;
-        if (e == null) {
+        if (e == null || !e.executor.isOpen() || e.backend.broken()) {
             IoExecutor x = executors.get();
             ExecutorDoor.Access door = ExecutorDoor.get();
             e = new Engine(x, door.backend(x), door.bounces(x));
@@ -432,7 +441,7 @@ public final class UringFileChannel extends JdkChannelLayout implements Builtin.
                 return;
             }
             resources.closed = true;
-            h = resources.handle;
+            h = resources.ring == null ? null : resources.ring.handle();
             j = resources.jdk;
             m = resources.mapping;
             if (mapped != null) {
@@ -520,7 +529,7 @@ public final class UringFileChannel extends JdkChannelLayout implements Builtin.
      * caller's thread, as the JDK's channel makes it (its carrier, on a virtual thread), instead of failing where the
      * JDK's would not.
      */
-    private static final class NoRing extends IOException {
+    static final class NoRing extends IOException {
         private static final long serialVersionUID = 1L;
 
         NoRing(Throwable cause) {
@@ -540,22 +549,32 @@ public final class UringFileChannel extends JdkChannelLayout implements Builtin.
         return false;
     }
 
-    /** The ring's handle of this file's descriptor (lent to it), made on first use. */
+    /** The ring's handle of this file's descriptor (lent to it). */
     private FileHandle handle() throws IOException {
-        FileHandle known = resources.handle;
-        if (known != null) {
+        return ringUse().handle();
+    }
+
+    /**
+     * The ring's handle of this file's descriptor (lent to it), made on first use, and made again on the executor
+     * the channel gets now when the last one's executor was closed (or its loop failed) under the open channel: the
+     * channel goes on working, as the JDK's does, whatever happens to the executors.
+     */
+    RingUse ringUse() throws IOException {
+        RingUse known = resources.ring;
+        if (known != null && known.handle().isOpen() && !executorGone(known.handle())) {
             return known;
         }
         // the ring's reads and writes of a descriptor with O_NONBLOCK end with EAGAIN where they should wait
         dropNonblocking();
         synchronized (resources.lock) {
-            FileHandle h = resources.handle;
-            if (h != null) {
-                return h;
+            RingUse u = resources.ring;
+            if (u != null && u.handle().isOpen() && !executorGone(u.handle())) {
+                return u;
             }
             if (resources.closed) {
                 throw new AsynchronousCloseException();
             }
+            // (a handle closed under the open channel gives the descriptor back once its executor is done with it)
             OpenSpec spec = OpenSpec.of(path, flags, readable, writable, direct, false, false);
             int align = direct ? alignment : 4096;
             Engine e;
@@ -568,13 +587,14 @@ public final class UringFileChannel extends JdkChannelLayout implements Builtin.
                 throw made;
             }
             resources.ringHolds();
-            h = e.backend.adopt(spec, fd, align, align, resources::letGo);
+            FileHandle h = e.backend.adopt(spec, fd, align, align, resources::letGo);
             if (h == null) {
                 resources.letGo(); // the channel still holds it: not closed
                 throw new IOException("uring4j: the executor " + e.executor + " is closed");
             }
-            resources.handle = h;
-            return h;
+            u = new RingUse(h, e.backend, e.bounces);
+            resources.ring = u;
+            return u;
         }
     }
 
@@ -1617,6 +1637,48 @@ public final class UringFileChannel extends JdkChannelLayout implements Builtin.
      * {@code address} is (it advances), or null for the caller's staging memory (which it keeps while it waits).
      */
     private long ring(int kind, ByteBuffer buf, long address, int len, long position, Call held) throws IOException {
+        for (int attempt = 1;; attempt++) {
+            long n = ringOnce(kind, buf, address, len, position, held);
+            if (n != AGAIN) {
+                return n;
+            }
+            if (kind == Request.WRITE && position < 0 && (append || !direct)) {
+                // bytes at the file's position (an append): some may be written already, and another try could
+                // write them twice
+                throw executorGone("write", false);
+            }
+            if (attempt == EXECUTOR_RETRIES) {
+                throw executorGone(kind == Request.READ ? "read" : "write", true);
+            }
+        }
+    }
+
+    /**
+     * What {@link #ringOnce} returns when the executor of the ring's handle was closed (or its loop failed) under
+     * the open channel before the call ended: nothing was delivered, and it can be made again on the executor the
+     * channel gets now ({@link #ringUse}).
+     */
+    private static final long AGAIN = Long.MIN_VALUE;
+    /** Calls made again on new executors before {@link #executorGone} ends them (executors closed one after another). */
+    static final int EXECUTOR_RETRIES = 8;
+
+    /** Whether the executor behind {@code h} was closed, or its loop failed: it serves the handle no more. */
+    static boolean executorGone(FileHandle h) {
+        IoBackend b = h.backend();
+        return !b.isOpen() || b.broken();
+    }
+
+    /** The failure of a call that ended because the executors running it were closed under the open channel. */
+    private IOException executorGone(String what, boolean retried) {
+        return new IOException("uring4j: the executor of the ring that made this " + what + " of " + path
+                + " was closed (or its event loop failed) while it was in flight"
+                + (retried ? ", " + EXECUTOR_RETRIES + " times" : ": some of its bytes may be written")
+                + "; the channel stays open");
+    }
+
+    /** One attempt of {@link #ring}: {@link #AGAIN} when its executor went under it. */
+    private long ringOnce(int kind, ByteBuffer buf, long address, int len, long position, Call held)
+            throws IOException {
         // io_uring at the file position (-1) of an O_DIRECT file: the kernel stores the position back when the
         // request is issued, before the transfer completes, so the position never moves. The caller holds the
         // position lock: the position is read here, the transfer made at it, and the position moved past it after.
@@ -1658,14 +1720,22 @@ public final class UringFileChannel extends JdkChannelLayout implements Builtin.
             begin();
         }
         try {
-            if (!h.isOpen()) {
+            if (!h.isOpen() || executorGone(h)) {
                 r.discard();
+                if (isOpen()) {
+                    completed = true;
+                    return AGAIN; // its executor closed a moment ago
+                }
                 throw new AsynchronousCloseException();
             }
             Counters.RING_OPERATIONS.increment();
             backend.submit(r);
             w.awaitUninterruptibly();
             if (w.error != null) {
+                if (executorGone(h) && isOpen() && !Thread.currentThread().isInterrupted()) {
+                    completed = true;
+                    return AGAIN; // its executor closed (or its loop failed) under the open channel
+                }
                 if (kind == Request.READ && !interruptible && !isOpen()) {
                     // As the JDK's uninterruptible channel (its streams', readAllBytes'): a read that waited is ended
                     // by another thread's close with the end of the file, not AsynchronousCloseException
@@ -1879,6 +1949,15 @@ public final class UringFileChannel extends JdkChannelLayout implements Builtin.
     }
 
     private void ringSync(boolean metaData) throws IOException {
+        for (int attempt = 1; !ringSyncOnce(metaData); attempt++) {
+            if (attempt == EXECUTOR_RETRIES) {
+                throw executorGone("force", true);
+            }
+        }
+    }
+
+    /** One attempt of {@link #ringSync}: false when its executor went under it (the sync is made again). */
+    private boolean ringSyncOnce(boolean metaData) throws IOException {
         FileHandle h = handle();
         IoBackend backend = h.backend();
         checkNotOnItsLoop(backend, "force");
@@ -1900,6 +1979,10 @@ public final class UringFileChannel extends JdkChannelLayout implements Builtin.
             Counters.RING_OPERATIONS.increment();
             backend.submit(r);
             w.awaitUninterruptibly();
+            if (w.error != null && executorGone(h) && isOpen() && !Thread.currentThread().isInterrupted()) {
+                completed = true;
+                return false; // its executor closed (or its loop failed) under the open channel
+            }
             if (w.error instanceof IOException e) {
                 e.fillInStackTrace(); // made on the event loop: the caller's stack instead
                 throw e;
@@ -1908,6 +1991,7 @@ public final class UringFileChannel extends JdkChannelLayout implements Builtin.
                 throw new IOException(w.error);
             }
             completed = true;
+            return true;
         } finally {
             if (interruptible) {
                 end(completed);
@@ -2141,17 +2225,6 @@ public final class UringFileChannel extends JdkChannelLayout implements Builtin.
 
     // ============================================================================================ for the asynchronous channel
 
-    FileHandle ringHandle() throws IOException {
-        return handle();
-    }
-
-    IoBackend ringBackend() {
-        return engine().backend;
-    }
-
-    BouncePool ringBounces() {
-        return engine().bounces;
-    }
 
     boolean isReadable() {
         return readable;

@@ -222,14 +222,52 @@ class ChildJvmTest {
      * made; found by a hostile probe). The ring uses the channel's own descriptor now; where the ring cannot be made,
      * the calls are made on the thread itself, as the JDK's channel makes them.
      */
-    @Test
-    void aVirtualThreadsCallsAtTheDescriptorLimitAreMadeOnItsThread() throws Exception {
-        List<String> out = childUnder("--nofile=64:64", "virtualThreadAtTheLimit", dir.toString());
+    @ParameterizedTest(name = "ring made before the limit: {0}")
+    @ValueSource(booleans = {true, false})
+    void aVirtualThreadsCallsAtTheDescriptorLimitSucceed(boolean ringMade) throws Exception {
+        List<String> out = ringMade ? childUnder("--nofile=64:64", "virtualThreadAtTheLimit", dir.toString())
+                : childUnder("--nofile=64:64", "virtualThreadAtTheLimit", dir.toString(), "cold");
         assertTrue(out.contains("DONE"), out.toString());
         assertTrue(out.contains("force -> ok"), out.toString());
         if (out.stream().noneMatch(l -> l.startsWith("NO DIRECT"))) {
             assertTrue(out.contains("direct read -> 4096") && out.contains("direct write -> 4096"), out.toString());
         }
+    }
+
+    /**
+     * The default executor closed under drop-in channels that used its ring, with 16 writes of 1 MiB in flight and a
+     * virtual thread's FIFO read waiting: every write succeeds and the read gets the bytes written after the close
+     * (those the close ended are made again on the executor the channels get now), later writes and a virtual
+     * thread's {@code force} succeed, and the file holds every byte (before: the writes in flight and the read failed
+     * with {@code AsynchronousCloseException} on the open channels, and so did every later write and {@code force}
+     * of them, for good; found by a hostile probe).
+     */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void theDefaultExecutorClosedUnderDropInChannelsLeavesThemWorking() throws Exception {
+        Process p = ChildJvm.start(List.of(), List.of(), "defaultExecutorClosed", dir.toString());
+        List<String> out = output(p, 90);
+        assertEquals(0, p.exitValue(), out.toString());
+        assertTrue(out.contains("FIFO READ 5 hello"), out.toString());
+        assertTrue(out.contains("IN FLIGHT ok 16"), out.toString());
+        assertTrue(out.contains("LATER WRITE 1048576"), out.toString());
+        assertTrue(out.contains("LATER FORCE ok"), out.toString());
+        assertTrue(out.contains("CONTENT ok"), out.toString());
+        assertTrue(out.contains("DONE"), out.toString());
+    }
+
+    /**
+     * An {@code AsynchronousFileChannel}'s first writes with every descriptor of the process taken, before any ring
+     * was made: they succeed, made on the caller's thread, as the JDK's channel's do (before: both failed with the
+     * library's internal {@code NoRing}, "EMFILE during eventfd"; found by a hostile probe).
+     */
+    @Test
+    void anAsyncChannelsWritesAtTheDescriptorLimitSucceed() throws Exception {
+        List<String> out = childUnder("--nofile=64:64", "asyncChannelAtTheLimit", dir.toString());
+        assertTrue(out.contains("future write -> 4096"), out.toString());
+        assertTrue(out.contains("handler write -> 4096"), out.toString());
+        assertTrue(out.contains("CONTENT ok"), out.toString());
+        assertTrue(out.contains("DONE"), out.toString());
     }
 
     /** The output of a child run under {@code prlimit limit} (skipped where it cannot run), which must exit with 0. */

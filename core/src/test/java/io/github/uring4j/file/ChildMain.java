@@ -29,7 +29,9 @@ public final class ChildMain {
             case "exitInCompletion" -> exitInCompletion(Path.of(args[1]));
             case "jmxAtTheLimit" -> jmxAtTheLimit();
             case "writesBesideAWaitingJmxView" -> writesBesideAWaitingJmxView(Path.of(args[1]));
-            case "virtualThreadAtTheLimit" -> virtualThreadAtTheLimit(Path.of(args[1]));
+            case "virtualThreadAtTheLimit" -> virtualThreadAtTheLimit(Path.of(args[1]), args.length > 2);
+            case "defaultExecutorClosed" -> defaultExecutorClosed(Path.of(args[1]));
+            case "asyncChannelAtTheLimit" -> asyncChannelAtTheLimit(Path.of(args[1]));
             default -> throw new IllegalArgumentException(args[0]);
         }
     }
@@ -574,46 +576,55 @@ public final class ChildMain {
     /**
      * On a virtual thread, with every descriptor of the process taken after two drop-in channels were opened (one
      * {@code O_DIRECT}, where the file system has it): {@code force}, and the direct channel's read and write (calls
-     * through the ring on a virtual thread, which once needed a descriptor for the ring's copy of the file's). Prints
+     * through the ring on a virtual thread, which once needed a descriptor for the ring's copy of the file's). With
+     * {@code cold}, nothing of the drop-ins was made before the limit: their ring cannot be made. Prints
      * {@code op -> result} for each, then {@code DONE}.
      */
-    static void virtualThreadAtTheLimit(Path dir) throws Exception {
+    static void virtualThreadAtTheLimit(Path dir, boolean cold) throws Exception {
         Path f = dir.resolve("limit");
         java.nio.file.Files.write(f, new byte[64 * 1024]);
+        if (cold) {
+            // every class loaded while class files (directories here) can still be opened, and nothing of the
+            // drop-ins made, so that their ring is first needed at the limit
+            preloadClassPathDirectories();
+        }
         Thread t = Thread.ofVirtual().start(() -> {
-            try (java.nio.channels.FileChannel plain = io.github.uring4j.nio.UringFiles.newFileChannel(f,
-                    StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-                java.nio.channels.FileChannel direct = null;
+            java.util.List<java.io.FileInputStream> held = new java.util.ArrayList<>();
+            java.nio.channels.FileChannel plain = null;
+            java.nio.channels.FileChannel direct = null;
+            try {
+                if (cold) {
+                    takeEveryDescriptor(held);
+                    held.remove(held.size() - 1).close(); // two for the channels: none for a ring
+                    held.remove(held.size() - 1).close();
+                }
+                plain = io.github.uring4j.nio.UringFiles.newFileChannel(f, StandardOpenOption.READ,
+                        StandardOpenOption.WRITE);
                 try {
                     direct = io.github.uring4j.nio.UringFiles.newFileChannel(f, StandardOpenOption.READ,
                             StandardOpenOption.WRITE, JdkOptions.DIRECT);
                 } catch (java.io.IOException | UnsupportedOperationException e) {
                     System.out.println("NO DIRECT " + e);
                 }
-                // the classes each call needs, loaded while class files (directories here) can still be opened: the
-                // same calls on two other channels, through the ring
-                try (java.nio.channels.FileChannel warmPlain = io.github.uring4j.nio.UringFiles.newFileChannel(f,
-                        StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-                    warmPlain.force(true);
-                }
-                if (direct != null) {
-                    try (java.nio.channels.FileChannel warm = io.github.uring4j.nio.UringFiles.newFileChannel(f,
-                            StandardOpenOption.READ, StandardOpenOption.WRITE, JdkOptions.DIRECT)) {
-                        warm.read(ByteBuffer.allocateDirect(8192).alignedSlice(4096).limit(4096), 0);
-                        warm.write(ByteBuffer.allocateDirect(8192).alignedSlice(4096).limit(4096), 0);
+                if (!cold) {
+                    // the classes each call needs, loaded while class files (directories here) can still be
+                    // opened: the same calls on two other channels, through the ring
+                    try (java.nio.channels.FileChannel warmPlain = io.github.uring4j.nio.UringFiles.newFileChannel(f,
+                            StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+                        warmPlain.force(true);
                     }
-                }
-                for (Class<?> nested : io.github.uring4j.nio.UringFileChannel.class.getDeclaredClasses()) {
-                    Class.forName(nested.getName()); // NoRing among them
-                }
-                Class.forName("io.github.uring4j.nio.JdkErrors");
-                java.util.List<java.io.FileInputStream> held = new java.util.ArrayList<>();
-                try {
-                    while (true) {
-                        held.add(new java.io.FileInputStream("/dev/null"));
+                    if (direct != null) {
+                        try (java.nio.channels.FileChannel warm = io.github.uring4j.nio.UringFiles.newFileChannel(f,
+                                StandardOpenOption.READ, StandardOpenOption.WRITE, JdkOptions.DIRECT)) {
+                            warm.read(ByteBuffer.allocateDirect(8192).alignedSlice(4096).limit(4096), 0);
+                            warm.write(ByteBuffer.allocateDirect(8192).alignedSlice(4096).limit(4096), 0);
+                        }
                     }
-                } catch (java.io.IOException full) {
-                    // every descriptor is taken
+                    for (Class<?> nested : io.github.uring4j.nio.UringFileChannel.class.getDeclaredClasses()) {
+                        Class.forName(nested.getName()); // NoRing among them
+                    }
+                    Class.forName("io.github.uring4j.nio.JdkErrors");
+                    takeEveryDescriptor(held);
                 }
                 for (String op : java.util.List.of("force", "direct read", "direct write")) {
                     try {
@@ -635,6 +646,7 @@ public final class ChildMain {
                 for (java.io.FileInputStream in : held) {
                     in.close();
                 }
+                plain.close();
                 if (direct != null) {
                     direct.close();
                 }
@@ -644,6 +656,174 @@ public final class ChildMain {
         });
         t.join();
         System.out.println("DONE");
+    }
+
+    /** Opens {@code /dev/null} into {@code held} until the process has no descriptor left. */
+    private static void takeEveryDescriptor(java.util.List<java.io.FileInputStream> held) {
+        try {
+            while (true) {
+                held.add(new java.io.FileInputStream("/dev/null"));
+            }
+        } catch (java.io.IOException full) {
+            // every descriptor is taken
+        }
+    }
+
+    /**
+     * Drop-in channels that used the ring (an {@code AsynchronousFileChannel}'s writes, a virtual thread's
+     * {@code force}) while the program closes the default executor under them, with 16 writes of 1 MiB in flight and
+     * a virtual thread's read of an empty FIFO waiting in the ring: prints {@code FIFO READ n text} (what the read got
+     * once bytes were written after the close), {@code IN FLIGHT ok n} (writes that succeeded), {@code LATER WRITE n}, {@code LATER FORCE ok},
+     * {@code CONTENT ok} when the file holds every write, each line {@code ... !! exception} instead when it failed,
+     * and {@code DONE}.
+     */
+    static void defaultExecutorClosed(Path dir) throws Exception {
+        Path f = dir.resolve("closed-under");
+        int mib = 1 << 20;
+        byte[] data = new byte[17 * mib];
+        new java.util.Random(7).nextBytes(data);
+        try (java.nio.channels.AsynchronousFileChannel afc = io.github.uring4j.nio.UringFiles.newAsynchronousFileChannel(
+                f, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+                java.nio.channels.FileChannel fc = io.github.uring4j.nio.UringFiles.newFileChannel(f,
+                        StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            afc.write(ByteBuffer.wrap(data, 0, 4096), 0).get();
+            Thread.ofVirtual().start(() -> {
+                try {
+                    fc.force(false);
+                } catch (java.io.IOException e) {
+                    System.out.println("FIRST FORCE !! " + e);
+                }
+            }).join();
+            // a virtual thread's read of an empty FIFO, waiting in the ring
+            Path fifo = TestFiles.fifo(dir, "closed-under-fifo");
+            java.nio.channels.FileChannel pipe = io.github.uring4j.nio.UringFiles.newFileChannel(fifo,
+                    StandardOpenOption.READ, StandardOpenOption.WRITE);
+            java.util.concurrent.CompletableFuture<String> waiting = new java.util.concurrent.CompletableFuture<>();
+            Thread.ofVirtual().start(() -> {
+                try {
+                    ByteBuffer b = ByteBuffer.allocate(16);
+                    int n = pipe.read(b);
+                    waiting.complete("FIFO READ " + n + " " + new String(b.array(), 0, Math.max(0, n),
+                            java.nio.charset.StandardCharsets.US_ASCII));
+                } catch (java.io.IOException e) {
+                    waiting.complete("FIFO READ !! " + e);
+                }
+            });
+            Thread.sleep(200);
+            java.util.List<java.util.concurrent.Future<Integer>> writes = new java.util.ArrayList<>();
+            for (int i = 0; i < 16; i++) {
+                writes.add(afc.write(ByteBuffer.wrap(data, i * mib, mib), (long) i * mib));
+            }
+            IoExecutor.defaultExecutor().close();
+            Thread.sleep(200); // the read, ended by the close, waits again on the executor the channel gets now
+            try (java.nio.channels.FileChannel w = java.nio.channels.FileChannel.open(fifo, StandardOpenOption.WRITE)) {
+                w.write(ByteBuffer.wrap("hello".getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
+            }
+            System.out.println(waiting.get(30, java.util.concurrent.TimeUnit.SECONDS));
+            pipe.close();
+            int ok = 0;
+            for (java.util.concurrent.Future<Integer> w : writes) {
+                try {
+                    ok += w.get(30, java.util.concurrent.TimeUnit.SECONDS) == mib ? 1 : 0;
+                } catch (java.util.concurrent.ExecutionException e) {
+                    System.out.println("IN FLIGHT !! " + e.getCause());
+                }
+            }
+            System.out.println("IN FLIGHT ok " + ok);
+            try {
+                System.out.println("LATER WRITE " + afc.write(ByteBuffer.wrap(data, 16 * mib, mib), 16L * mib)
+                        .get(30, java.util.concurrent.TimeUnit.SECONDS));
+            } catch (java.util.concurrent.ExecutionException e) {
+                System.out.println("LATER WRITE !! " + e.getCause());
+            }
+            Thread.ofVirtual().start(() -> {
+                try {
+                    fc.force(false);
+                    System.out.println("LATER FORCE ok");
+                } catch (java.io.IOException e) {
+                    System.out.println("LATER FORCE !! " + e);
+                }
+            }).join();
+            byte[] back = java.nio.file.Files.readAllBytes(f);
+            System.out.println(java.util.Arrays.equals(back, data) ? "CONTENT ok" : "CONTENT differs: " + back.length);
+        }
+        System.out.println("DONE");
+    }
+
+    /**
+     * An {@code AsynchronousFileChannel}'s first writes (a future's, a handler's) with every descriptor of the
+     * process taken, before any ring was made: prints {@code future write -> n}, {@code handler write -> n} (or
+     * {@code !! exception}), {@code CONTENT ok} when the file holds both, and {@code DONE}.
+     */
+    static void asyncChannelAtTheLimit(Path dir) throws Exception {
+        Path f = dir.resolve("limit-async");
+        java.nio.file.Files.write(f, new byte[16384]);
+        byte[] a = new byte[4096];
+        byte[] b = new byte[4096];
+        java.util.Arrays.fill(a, (byte) 'a');
+        java.util.Arrays.fill(b, (byte) 'b');
+        // every class of the class path's directories loaded while their files can still be opened (a class first
+        // loaded at the limit fails for good); nothing of the drop-ins made yet, so no ring is
+        preloadClassPathDirectories();
+        java.util.concurrent.CompletableFuture<String> handled = new java.util.concurrent.CompletableFuture<>();
+        java.nio.channels.CompletionHandler<Integer, Object> handler = new java.nio.channels.CompletionHandler<>() {
+            @Override
+            public void completed(Integer n, Object x) {
+                handled.complete("handler write -> " + n);
+            }
+
+            @Override
+            public void failed(Throwable e, Object x) {
+                handled.complete("handler write !! " + e);
+            }
+        };
+        java.util.List<java.io.FileInputStream> held = new java.util.ArrayList<>();
+        takeEveryDescriptor(held);
+        held.remove(held.size() - 1).close(); // one for the channel: none for the ring the drop-ins start with it
+        java.nio.channels.AsynchronousFileChannel afc = io.github.uring4j.nio.UringFiles.newAsynchronousFileChannel(f,
+                StandardOpenOption.READ, StandardOpenOption.WRITE);
+        try {
+            System.out.println("future write -> " + afc.write(ByteBuffer.wrap(a), 0)
+                    .get(10, java.util.concurrent.TimeUnit.SECONDS));
+        } catch (java.util.concurrent.ExecutionException e) {
+            System.out.println("future write !! " + e.getCause());
+        }
+        afc.write(ByteBuffer.wrap(b), 4096, null, handler);
+        String line = handled.get(10, java.util.concurrent.TimeUnit.SECONDS);
+        for (java.io.FileInputStream in : held) {
+            in.close();
+        }
+        System.out.println(line);
+        afc.close();
+        byte[] back = java.nio.file.Files.readAllBytes(f);
+        boolean ok = java.util.Arrays.equals(java.util.Arrays.copyOfRange(back, 0, 4096), a)
+                && java.util.Arrays.equals(java.util.Arrays.copyOfRange(back, 4096, 8192), b);
+        System.out.println(ok ? "CONTENT ok" : "CONTENT differs");
+        System.out.println("DONE");
+    }
+
+    /** Loads (without initialising) every class found in the directories of the class path. */
+    static void preloadClassPathDirectories() throws java.io.IOException {
+        for (String entry : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
+            Path root = Path.of(entry);
+            if (!java.nio.file.Files.isDirectory(root)) {
+                continue;
+            }
+            try (java.util.stream.Stream<Path> walk = java.nio.file.Files.walk(root)) {
+                for (Path p : walk.filter(x -> x.toString().endsWith(".class")).toList()) {
+                    String name = root.relativize(p).toString().replace('/', '.');
+                    name = name.substring(0, name.length() - ".class".length());
+                    if (name.endsWith("module-info") || name.endsWith("package-info")) {
+                        continue;
+                    }
+                    try {
+                        Class.forName(name, false, ChildMain.class.getClassLoader());
+                    } catch (ClassNotFoundException | LinkageError e) {
+                        // a class that cannot load here is not one these calls need
+                    }
+                }
+            }
+        }
     }
 
     static void descriptors(Path file) throws Exception {
