@@ -162,9 +162,9 @@ public final class UringFileChannel extends JdkChannelLayout implements Builtin.
          */
         volatile RingUse ring;
         /**
-         * Who still uses {@link #fd}: the channel until it closes (or is dropped), and the ring from its handle's
-         * making until it gives the descriptor back. The last to let go closes it, so a ring held up at the close
-         * (a handler of the user's blocking its loop) never meets the number reused by another file.
+         * Who still uses {@link #fd}: the channel until it closes (or is dropped), and each ring handle from its
+         * making until its backend gives the descriptor back. The last to let go closes it, so a ring held up at the
+         * close (a handler of the user's blocking its loop) never meets the number reused by another file.
          */
         private final java.util.concurrent.atomic.AtomicInteger holders =
                 new java.util.concurrent.atomic.AtomicInteger(1);
@@ -574,7 +574,11 @@ public final class UringFileChannel extends JdkChannelLayout implements Builtin.
             if (resources.closed) {
                 throw new AsynchronousCloseException();
             }
-            // (a handle closed under the open channel gives the descriptor back once its executor is done with it)
+            if (u != null) {
+                // its executor was closed or failed under the open channel: the handle is closed (if its executor
+                // has not closed it yet) and gives the descriptor back once that executor is done with it
+                u.handle().orphaned();
+            }
             OpenSpec spec = OpenSpec.of(path, flags, readable, writable, direct, false, false);
             int align = direct ? alignment : 4096;
             Engine e;

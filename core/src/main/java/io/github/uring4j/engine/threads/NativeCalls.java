@@ -105,9 +105,9 @@ final class NativeCalls implements Calls {
      * with {@code poll} in slices of {@link #WAIT_SLICE_MILLIS}, looking between them whether its client was told
      * already (a timeout, a close, a shutdown) or cancelled the request: then it ends without touching the data. Each
      * attempt runs under the task's lock and holds the request's delivery, so that a cancel coming during it waits for
-     * its end, and one that moved bytes holds back an early tell: no bytes move for a client that was told otherwise. A device that refuses both ({@code FIONREAD} fails) is read and written as
-     * before, blocking; another process writing to the same FIFO between a {@code poll} and a write can block a write
-     * too, until a reader makes room.
+     * its end, and one that moved bytes holds back an early tell: no bytes move for a client that was told otherwise.
+     * A device that refuses both ({@code FIONREAD} fails) is read and written as before, blocking; another process
+     * writing to the same FIFO between a {@code poll} and a write can block a write too, until a reader makes room.
      */
     private long unpositioned(Task t, ThreadsFile f, MemorySegment m, boolean read)
             throws java.nio.channels.AsynchronousCloseException {
