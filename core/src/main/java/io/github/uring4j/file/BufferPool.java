@@ -21,8 +21,11 @@ import java.util.Optional;
  * completed, so closing a pool early never lets the kernel write into freed memory. A buffer used in a new operation
  * after the pool closed is refused ({@link IllegalStateException}), whether or not its memory is freed yet. A pool
  * dropped without {@code close()} is closed once it is unreachable, as if {@code close()} had been called then: its
- * memory is freed when the operations using its buffers have completed, unless a buffer is still lent out (nothing
- * can give it back any more: such a buffer keeps the memory).
+ * memory is freed when the operations using its buffers have completed and the buffers lent out are given back or
+ * unreachable. A buffer of a closed pool that is still lent out keeps the memory while it (the {@code MemorySegment}
+ * or the {@code ByteBuffer} lent, or a {@code ByteBuffer} sliced or duplicated from it) is reachable, as a direct
+ * {@code ByteBuffer} keeps its memory; a segment sliced from it with {@code asSlice} does not keep it, and fails with
+ * {@link IllegalStateException} once the memory is freed.
  */
 public final class BufferPool implements AutoCloseable {
     private final PinnedRegion region;
@@ -40,14 +43,44 @@ public final class BufferPool implements AutoCloseable {
     private final Cleaner.Cleanable cleanable;
 
 
-    /** Unregisters and closes the region, once: by {@link #close()} or when the pool became unreachable. */
-    private record Closing(PinnedRegion region, IoBackend registeredWith) implements Runnable {
+    /**
+     * Unregisters and closes the region, once: by {@link #close()} or when the pool became unreachable. A buffer still
+     * lent out then ends its loan when it becomes unreachable itself (nobody can give it back any more), so that the
+     * memory is freed once the last lent buffer is collected. {@code out} is the pool's lending state and lock.
+     */
+    private record Closing(PinnedRegion region, IoBackend registeredWith, MemorySegment[] slices, boolean[] out)
+            implements Runnable {
         @Override
         public void run() {
             if (registeredWith != null && registeredWith.isOpen()) {
                 registeredWith.unregisterBuffers(region);
             }
+            if (slices != null) {
+                synchronized (out) {
+                    for (int i = 0; i < out.length; i++) {
+                        if (out[i]) {
+                            // the segment lent, or the one behind the ByteBuffer lent (which holds it)
+                            io.github.uring4j.engine.Cleaners.POOLS.register(slices[i], new LoanEnd(region, out, i));
+                        }
+                    }
+                }
+            }
             region.close();
+        }
+    }
+
+    /** Ends the loan of buffer {@code index} of a closed pool once the buffer is unreachable, if it is still lent. */
+    private record LoanEnd(PinnedRegion region, boolean[] out, int index) implements Runnable {
+        @Override
+        public void run() {
+            boolean lent;
+            synchronized (out) {
+                lent = out[index];
+                out[index] = false;
+            }
+            if (lent) {
+                region.unpin();
+            }
         }
     }
 
@@ -101,12 +134,12 @@ public final class BufferPool implements AutoCloseable {
             this.registeredWith = with;
             this.registrationFailure = failure;
             this.cleanable = io.github.uring4j.engine.Cleaners.POOLS.register(this,
-                    new Closing(made, with == null ? null : with.backend));
+                    new Closing(made, with == null ? null : with.backend, slices, out));
             built = true;
         } finally {
             if (!built) {
                 // refused (the executor closed meanwhile) or out of memory or threads: nothing holds the memory
-                new Closing(made, with == null ? null : with.backend).run();
+                new Closing(made, with == null ? null : with.backend, null, null).run();
             }
         }
     }
@@ -132,19 +165,21 @@ public final class BufferPool implements AutoCloseable {
         return i < 0 ? null : views[i].clear();
     }
 
-    private synchronized int take() {
-        if (closed) {
-            throw new IllegalStateException("BufferPool is closed");
+    private int take() {
+        synchronized (out) {
+            if (closed) {
+                throw new IllegalStateException("BufferPool is closed");
+            }
+            if (idleCount == 0) {
+                return -1;
+            }
+            if (!region.pin()) {
+                throw new IllegalStateException("BufferPool is closed");
+            }
+            int i = idle[--idleCount];
+            out[i] = true;
+            return i;
         }
-        if (idleCount == 0) {
-            return -1;
-        }
-        if (!region.pin()) {
-            throw new IllegalStateException("BufferPool is closed");
-        }
-        int i = idle[--idleCount];
-        out[i] = true;
-        return i;
     }
 
     /** Gives back a segment from {@link #acquire()} (or a slice starting at its beginning). */
@@ -185,8 +220,12 @@ public final class BufferPool implements AutoCloseable {
     }
 
     private void give(int i) {
-        synchronized (this) {
+        synchronized (out) {
             if (!out[i]) {
+                if (closed) {
+                    // its loan ended when the buffer lent was collected (this is a slice of it): nothing to give
+                    return;
+                }
                 throw new IllegalStateException("buffer " + i + " released twice");
             }
             out[i] = false;
@@ -207,8 +246,10 @@ public final class BufferPool implements AutoCloseable {
         return alignment;
     }
 
-    public synchronized int available() {
-        return idleCount;
+    public int available() {
+        synchronized (out) {
+            return idleCount;
+        }
     }
 
     /** True when the buffers are registered with an executor's rings (fixed-buffer I/O). */
@@ -227,7 +268,7 @@ public final class BufferPool implements AutoCloseable {
      */
     @Override
     public void close() {
-        synchronized (this) {
+        synchronized (out) {
             if (closed) {
                 return;
             }
