@@ -1201,13 +1201,7 @@ abstract class HostileUseContract {
         }
         ByteBuffer lent = lentFromADroppedPool();
         MemorySegment.Scope lentScope = MemorySegment.ofBuffer(lent).scope();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (scopes.stream().anyMatch(MemorySegment.Scope::isAlive) && System.nanoTime() < deadline) {
-            System.gc();
-            Thread.sleep(20);
-        }
-        assertEquals(0, scopes.stream().filter(MemorySegment.Scope::isAlive).count(),
-                "pools of 100 whose memory is not freed a minute after they were dropped");
+        assertFreedWithinAMinute(scopes, "pools of 100 whose memory is not freed a minute after they were dropped");
         assertTrue(lentScope.isAlive(), "a lent buffer keeps its pool's memory");
         lent.put(0, (byte) 42);
         assertEquals(42, lent.get(0));
@@ -1224,13 +1218,19 @@ abstract class HostileUseContract {
         for (int i = 0; i < 40; i++) {
             scopes.add(lendAndLose(i % 2 == 0, i % 4 < 2));
         }
+        assertFreedWithinAMinute(scopes,
+                "pools of 40 whose memory is not freed a minute after their lent buffers were dropped");
+    }
+
+    /** Collects garbage until every scope of {@code scopes} is closed, for at most a minute; {@code what} else. */
+    private static void assertFreedWithinAMinute(List<MemorySegment.Scope> scopes, String what)
+            throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (scopes.stream().anyMatch(MemorySegment.Scope::isAlive) && System.nanoTime() < deadline) {
             System.gc();
             Thread.sleep(20);
         }
-        assertEquals(0, scopes.stream().filter(MemorySegment.Scope::isAlive).count(),
-                "pools of 40 whose memory is not freed a minute after their lent buffers were dropped");
+        assertEquals(0, scopes.stream().filter(MemorySegment.Scope::isAlive).count(), what);
     }
 
     /** A pool's scope, after the pool lent a buffer (a segment or a ByteBuffer) and was closed or dropped with it. */
