@@ -1643,10 +1643,10 @@ public final class UringFileChannel extends JdkChannelLayout implements Builtin.
     private long ring(int kind, ByteBuffer buf, long address, int len, long position, Call held) throws IOException {
         for (int attempt = 1;; attempt++) {
             long n = ringOnce(kind, buf, address, len, position, held);
-            if (n != AGAIN) {
+            if (n != AGAIN && n != AGAIN_UNSENT) {
                 return n;
             }
-            if (kind == Request.WRITE && position < 0 && (append || !direct)) {
+            if (n == AGAIN && kind == Request.WRITE && position < 0 && (append || !direct)) {
                 // bytes at the file's position (an append): some may be written already, and another try could
                 // write them twice
                 throw executorGone("write", false);
@@ -1663,6 +1663,8 @@ public final class UringFileChannel extends JdkChannelLayout implements Builtin.
      * channel gets now ({@link #ringUse}).
      */
     private static final long AGAIN = Long.MIN_VALUE;
+    /** As {@link #AGAIN}, for a call whose executor went before it was sent: nothing of it was made. */
+    private static final long AGAIN_UNSENT = Long.MIN_VALUE + 1;
     /** Calls made again on new executors before {@link #executorGone} ends them (executors closed one after another). */
     static final int EXECUTOR_RETRIES = 8;
 
@@ -1728,7 +1730,7 @@ public final class UringFileChannel extends JdkChannelLayout implements Builtin.
                 r.discard();
                 if (isOpen()) {
                     completed = true;
-                    return AGAIN; // its executor closed a moment ago
+                    return AGAIN_UNSENT; // its executor closed a moment ago
                 }
                 throw new AsynchronousCloseException();
             }
