@@ -270,6 +270,34 @@ class ChildJvmTest {
         assertTrue(out.contains("DONE"), out.toString());
     }
 
+    /**
+     * {@code -During4j.loops} sets the default executor's event loops (the drop-ins' too); a value it cannot take
+     * leaves the default, with a warning that names it.
+     */
+    @Test
+    void theLoopsPropertySetsTheDefaultExecutorsLoops() throws Exception {
+        List<String> three = childWith("-During4j.loops=3", "defaultLoops");
+        assertTrue(three.contains("LOOPS 3"), three.toString());
+        List<String> none = childWith("-Dx=1", "defaultLoops");
+        int byDefault = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors() / 4));
+        assertTrue(none.contains("LOOPS " + byDefault), none.toString());
+        for (String bad : List.of("0", "many", "2000")) {
+            List<String> out = childWith("-During4j.loops=" + bad, "defaultLoops");
+            assertTrue(out.contains("LOOPS " + byDefault), out.toString());
+            assertTrue(out.stream().anyMatch(l -> l.contains("WARNING") && l.contains("-During4j.loops=" + bad)),
+                    out.toString());
+        }
+    }
+
+    /** The output of a child run with the JVM option {@code option}, which must exit with 0 and say {@code DONE}. */
+    private List<String> childWith(String option, String program) throws Exception {
+        Process p = ChildJvm.start(List.of(), List.of(option), program, dir.toString());
+        List<String> out = output(p, 60);
+        assertEquals(0, p.exitValue(), out.toString());
+        assertTrue(out.contains("DONE"), out.toString());
+        return out;
+    }
+
     /** The output of a child run under {@code prlimit limit} (skipped where it cannot run), which must exit with 0. */
     private static List<String> childUnder(String limit, String... args) throws Exception {
         assumePrlimit(limit);

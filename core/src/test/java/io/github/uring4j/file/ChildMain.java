@@ -31,6 +31,7 @@ public final class ChildMain {
             case "writesBesideAWaitingJmxView" -> writesBesideAWaitingJmxView(Path.of(args[1]));
             case "virtualThreadAtTheLimit" -> virtualThreadAtTheLimit(Path.of(args[1]), args.length > 2);
             case "defaultExecutorClosed" -> defaultExecutorClosed(Path.of(args[1]));
+            case "defaultLoops" -> defaultLoops(Path.of(args[1]));
             case "asyncChannelAtTheLimit" -> asyncChannelAtTheLimit(Path.of(args[1]));
             default -> throw new IllegalArgumentException(args[0]);
         }
@@ -799,6 +800,25 @@ public final class ChildMain {
         boolean ok = java.util.Arrays.equals(java.util.Arrays.copyOfRange(back, 0, 4096), a)
                 && java.util.Arrays.equals(java.util.Arrays.copyOfRange(back, 4096, 8192), b);
         System.out.println(ok ? "CONTENT ok" : "CONTENT differs");
+        System.out.println("DONE");
+    }
+
+    /**
+     * The default executor's event loops: prints {@code LOOPS n} (its loop threads, once a read went through each),
+     * then {@code DONE}.
+     */
+    static void defaultLoops(Path dir) throws Exception {
+        Path f = dir.resolve("loops");
+        java.nio.file.Files.write(f, new byte[4096]);
+        IoExecutor io = IoExecutor.defaultExecutor();
+        for (int i = 0; i < 8; i++) {
+            try (AsyncFile a = AsyncFile.open(io, f, StandardOpenOption.READ).get(10, java.util.concurrent.TimeUnit.SECONDS)) {
+                a.read(ByteBuffer.allocateDirect(4096), 0).get(10, java.util.concurrent.TimeUnit.SECONDS);
+            }
+        }
+        long loops = Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().matches("uring4j-default-\\d+")).count();
+        System.out.println("LOOPS " + loops);
         System.out.println("DONE");
     }
 
