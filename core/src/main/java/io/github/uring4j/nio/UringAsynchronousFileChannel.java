@@ -530,6 +530,9 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
             @SuppressWarnings("unchecked")
             Op<Integer, ?> transfer = (Op<Integer, ?>) this; // a read or write: its value is an Integer
             Thread.ofVirtual().name("uring4j-again").start(() -> {
+                if (state.get() != PENDING) {
+                    return; // cancelled meanwhile: not made again
+                }
                 try {
                     o.start(read, buf, position, transfer);
                 } catch (Throwable t) {
