@@ -212,9 +212,13 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
         }
         r.length = buf.remaining();
         r.position = position;
-        if (!h.isOpen()) {
+        if (!h.isOpen() || UringFileChannel.executorGone(h)) {
             r.discard();
-            op.fail(new java.nio.channels.AsynchronousCloseException());
+            if (isOpen() && ++op.attempts < UringFileChannel.EXECUTOR_RETRIES) {
+                start(read, buf, position, op); // its executor went a moment ago: on the one the channel gets now
+            } else {
+                op.fail(isOpen() ? op.executorGone() : new java.nio.channels.AsynchronousCloseException());
+            }
             return;
         }
         if (tryHere) {
@@ -498,6 +502,13 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
         private long position;
         private int attempts;
 
+        /** The failure of a transfer whose executors went under it {@link UringFileChannel#EXECUTOR_RETRIES} times. */
+        IOException executorGone() {
+            return new IOException("uring4j: the executor of the ring that made this " + (read ? "read" : "write")
+                    + " was closed (or its event loop failed) while it was in flight, "
+                    + UringFileChannel.EXECUTOR_RETRIES + " times; the channel stays open");
+        }
+
         /** What {@link #startedAgain} needs to make the transfer again. */
         void transfer(UringAsynchronousFileChannel owner, FileHandle handle, boolean read, ByteBuffer buf,
                 long position) {
@@ -522,9 +533,7 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
                 return false;
             }
             if (++attempts >= UringFileChannel.EXECUTOR_RETRIES) {
-                fail(new IOException("uring4j: the executor of the ring that made this " + (read ? "read" : "write")
-                        + " was closed (or its event loop failed) while it was in flight, "
-                        + UringFileChannel.EXECUTOR_RETRIES + " times; the channel stays open"));
+                fail(executorGone());
                 return true;
             }
             @SuppressWarnings("unchecked")

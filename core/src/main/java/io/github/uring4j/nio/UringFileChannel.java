@@ -581,20 +581,26 @@ public final class UringFileChannel extends JdkChannelLayout implements Builtin.
             }
             OpenSpec spec = OpenSpec.of(path, flags, readable, writable, direct, false, false);
             int align = direct ? alignment : 4096;
-            Engine e;
-            try {
-                e = engine();
-            } catch (RuntimeException | Error made) {
-                if (outOfDescriptors(made)) {
-                    throw new NoRing(made);
+            FileHandle h = null;
+            Engine e = null;
+            for (int attempt = 0; h == null; attempt++) {
+                try {
+                    e = engine();
+                } catch (RuntimeException | Error made) {
+                    if (outOfDescriptors(made)) {
+                        throw new NoRing(made);
+                    }
+                    throw made;
                 }
-                throw made;
-            }
-            resources.ringHolds();
-            FileHandle h = e.backend.adopt(spec, fd, align, align, resources::letGo);
-            if (h == null) {
-                resources.letGo(); // the channel still holds it: not closed
-                throw new IOException("uring4j: the executor " + e.executor + " is closed");
+                resources.ringHolds();
+                h = e.backend.adopt(spec, fd, align, align, resources::letGo);
+                if (h == null) {
+                    resources.letGo(); // the channel still holds it: not closed
+                    if (attempt + 1 == EXECUTOR_RETRIES) {
+                        throw new IOException("uring4j: the executor " + e.executor + " is closed");
+                    }
+                    // closed between its pick and the adopt: the default one is made again (another stays closed)
+                }
             }
             u = new RingUse(h, e.backend, e.bounces);
             resources.ring = u;
