@@ -25,6 +25,9 @@ public final class PinnedRegion {
             new java.util.concurrent.ConcurrentHashMap<>();
     private static final int SCAN = 8;
 
+    /** Bytes of the regions not freed yet. */
+    private static final AtomicLong OPEN_BYTES = new AtomicLong();
+
     private final Arena arena;
     private final MemorySegment memory;
     private final int bufferSize;
@@ -36,6 +39,7 @@ public final class PinnedRegion {
     public PinnedRegion(long bytes, long alignment, int bufferSize, int count) {
         this.arena = Arena.ofShared();
         this.memory = arena.allocate(bytes, alignment);
+        OPEN_BYTES.addAndGet(bytes);
         this.bufferSize = bufferSize;
         this.count = count;
         synchronized (PinnedRegion.class) {
@@ -48,6 +52,11 @@ public final class PinnedRegion {
     /** The open regions as an array if there are at most {@link #SCAN}, else null (under the class's lock). */
     private static PinnedRegion[] fewOrNull() {
         return BY_SCOPE.size() <= SCAN ? BY_SCOPE.values().toArray(new PinnedRegion[0]) : null;
+    }
+
+    /** Bytes of the regions not freed yet, in all. */
+    public static long openBytes() {
+        return OPEN_BYTES.get();
     }
 
     /** Regions not freed yet, in all (tests and diagnostics). */
@@ -135,6 +144,7 @@ public final class PinnedRegion {
             BY_SCOPE.remove(memory.scope());
             few = fewOrNull();
         }
+        OPEN_BYTES.addAndGet(-memory.byteSize());
         retryBusy();
         closeArena();
     }

@@ -25,7 +25,8 @@ import java.util.Optional;
  * unreachable. A buffer of a closed pool that is still lent out keeps the memory while it (the {@code MemorySegment}
  * or the {@code ByteBuffer} lent, or a {@code ByteBuffer} sliced or duplicated from it) is reachable, as a direct
  * {@code ByteBuffer} keeps its memory; a segment sliced from it with {@code asSlice} does not keep it, and fails with
- * {@link IllegalStateException} once the memory is freed.
+ * {@link IllegalStateException} once the memory is freed. Past the heap's size of pools' memory not freed yet, building a
+ * pool first asks for a garbage collection, so that dropped pools are found, as the JDK's direct buffers do.
  */
 public final class BufferPool implements AutoCloseable {
     private final PinnedRegion region;
@@ -41,15 +42,19 @@ public final class BufferPool implements AutoCloseable {
     private final String registrationFailure;
     private boolean closed;
     private final Cleaner.Cleanable cleanable;
+    /** Loans of a closed pool that ended because their buffer was collected (guarded by {@link #out}). */
+    private final boolean[] collected;
 
 
     /**
      * Unregisters and closes the region, once: by {@link #close()} or when the pool became unreachable. A buffer still
      * lent out then ends its loan when it becomes unreachable itself (nobody can give it back any more), so that the
-     * memory is freed once the last lent buffer is collected. {@code out} is the pool's lending state and lock.
+     * memory is freed once the last lent buffer is collected; the pool lets go of its buffers, so that a closed pool
+     * the program still holds does not keep them reachable. {@code out} is the pool's lending state and lock;
+     * {@code collected} marks the loans that ended so.
      */
-    private record Closing(PinnedRegion region, IoBackend registeredWith, MemorySegment[] slices, boolean[] out)
-            implements Runnable {
+    private record Closing(PinnedRegion region, IoBackend registeredWith, MemorySegment[] slices, ByteBuffer[] views,
+            boolean[] out, boolean[] collected) implements Runnable {
         @Override
         public void run() {
             if (registeredWith != null && registeredWith.isOpen()) {
@@ -60,9 +65,12 @@ public final class BufferPool implements AutoCloseable {
                     for (int i = 0; i < out.length; i++) {
                         if (out[i]) {
                             // the segment lent, or the one behind the ByteBuffer lent (which holds it)
-                            io.github.uring4j.engine.Cleaners.POOLS.register(slices[i], new LoanEnd(region, out, i));
+                            io.github.uring4j.engine.Cleaners.POOLS.register(slices[i],
+                                    new LoanEnd(region, out, collected, i));
                         }
                     }
+                    java.util.Arrays.fill(slices, null);
+                    java.util.Arrays.fill(views, null);
                 }
             }
             region.close();
@@ -70,18 +78,58 @@ public final class BufferPool implements AutoCloseable {
     }
 
     /** Ends the loan of buffer {@code index} of a closed pool once the buffer is unreachable, if it is still lent. */
-    private record LoanEnd(PinnedRegion region, boolean[] out, int index) implements Runnable {
+    private record LoanEnd(PinnedRegion region, boolean[] out, boolean[] collected, int index) implements Runnable {
         @Override
         public void run() {
             boolean lent;
             synchronized (out) {
                 lent = out[index];
                 out[index] = false;
+                collected[index] = lent;
             }
             if (lent) {
                 region.unpin();
             }
         }
+    }
+
+    /**
+     * Native memory of pools not freed yet beyond which building a pool first asks for a garbage collection, so that
+     * pools dropped without {@code close()} (or closed with buffers lent out and dropped) are found and freed: their
+     * memory is out of sight of the collector, which otherwise ran too seldom to free them (a hostile probe's 6,000
+     * dropped pools of 512 KiB held 3 GB until a collection; 40,000 held 20 GB). The JDK's direct buffers count against
+     * {@code -XX:MaxDirectMemorySize}, by default the heap's size, and trigger a collection past it: the same bound.
+     */
+    private static final long COLLECT_PAST = Runtime.getRuntime().maxMemory();
+    /** The pools' memory after the last collection asked for here. */
+    private static final java.util.concurrent.atomic.AtomicLong AFTER_LAST_COLLECTION =
+            new java.util.concurrent.atomic.AtomicLong();
+
+    /**
+     * Before a pool of {@code bytes} is made: past {@link #COLLECT_PAST}, and half of it more than after the last
+     * collection asked for here, a collection, and the pools it found unreachable freed on this thread.
+     */
+    private static void makeRoom(long bytes) {
+        long open = PinnedRegion.openBytes() + bytes;
+        long after = AFTER_LAST_COLLECTION.get();
+        if (open <= COLLECT_PAST || open - after <= COLLECT_PAST / 2
+                || !AFTER_LAST_COLLECTION.compareAndSet(after, open)) {
+            return;
+        }
+        System.gc();
+        // the references are queued by the JVM's reference thread a moment after the collection
+        for (int quiet = 0; quiet < 10; ) {
+            if (io.github.uring4j.engine.Cleaners.POOLS.help(Integer.MAX_VALUE) == 0) {
+                quiet++;
+                try {
+                    Thread.sleep(1);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
+        }
+        AFTER_LAST_COLLECTION.set(PinnedRegion.openBytes() + bytes);
     }
 
     private BufferPool(Builder b) {
@@ -103,6 +151,7 @@ public final class BufferPool implements AutoCloseable {
         // pools dropped without close() and found unreachable: two released here before one more is made, so that
         // a program dropping them faster than the cleaner's thread releases them pays for them as it goes
         io.github.uring4j.engine.Cleaners.POOLS.help(2);
+        makeRoom(total);
         PinnedRegion made = new PinnedRegion(total, Math.max(alignment, 4096), bufferSize, count);
         this.region = made;
         IoExecutor with = null;
@@ -111,6 +160,7 @@ public final class BufferPool implements AutoCloseable {
             this.slices = new MemorySegment[count];
             this.views = new ByteBuffer[count];
             this.out = new boolean[count];
+            this.collected = new boolean[count];
             this.idle = new int[count];
             MemorySegment memory = made.memory();
             for (int i = 0; i < count; i++) {
@@ -134,12 +184,12 @@ public final class BufferPool implements AutoCloseable {
             this.registeredWith = with;
             this.registrationFailure = failure;
             this.cleanable = io.github.uring4j.engine.Cleaners.POOLS.register(this,
-                    new Closing(made, with == null ? null : with.backend, slices, out));
+                    new Closing(made, with == null ? null : with.backend, slices, views, out, collected));
             built = true;
         } finally {
             if (!built) {
                 // refused (the executor closed meanwhile) or out of memory or threads: nothing holds the memory
-                new Closing(made, with == null ? null : with.backend, null, null).run();
+                new Closing(made, with == null ? null : with.backend, null, null, null, null).run();
             }
         }
     }
@@ -211,6 +261,13 @@ public final class BufferPool implements AutoCloseable {
         give(indexOf(whole.address()));
     }
 
+    /** Whether buffer {@code i}'s loan ended because the buffer was collected (under {@link #out}'s lock). */
+    private boolean collectedLoan(int i) {
+        boolean was = collected[i];
+        collected[i] = false; // a second release of it is one too many
+        return was;
+    }
+
     private int indexOf(long address) {
         long off = address - region.base();
         if (off < 0 || off >= (long) bufferSize * count || off % bufferSize != 0) {
@@ -222,7 +279,7 @@ public final class BufferPool implements AutoCloseable {
     private void give(int i) {
         synchronized (out) {
             if (!out[i]) {
-                if (closed) {
+                if (collectedLoan(i)) {
                     // its loan ended when the buffer lent was collected (this is a slice of it): nothing to give
                     return;
                 }

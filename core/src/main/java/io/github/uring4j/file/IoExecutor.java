@@ -380,6 +380,9 @@ public final class IoExecutor implements AutoCloseable {
         return defaultExecutor;
     }
 
+    /** {@link #defaultLoops} said its property was wrong (under the class's lock). */
+    private static boolean warnedLoops;
+
     /** The default executor's loops: {@value #LOOPS_PROPERTY} when set to a number it takes, else {@code otherwise}. */
     private static int defaultLoops(int otherwise) {
         String v = System.getProperty(LOOPS_PROPERTY);
@@ -394,8 +397,11 @@ public final class IoExecutor implements AutoCloseable {
         } catch (NumberFormatException e) {
             // said below
         }
-        io.github.uring4j.engine.Log.warn("-D" + LOOPS_PROPERTY + "=" + v + " is not a number of event loops from 1 to"
-                + " 1024: the default executor has " + otherwise);
+        if (!warnedLoops) {
+            warnedLoops = true; // once: the default executor may be made again and again
+            io.github.uring4j.engine.Log.warn("-D" + LOOPS_PROPERTY + "=" + v + " is not a number of event loops from 1"
+                    + " to 1024: the default executor has " + otherwise);
+        }
         return otherwise;
     }
 

@@ -979,8 +979,8 @@ public final class UringFileChannel extends JdkChannelLayout implements Builtin.
                         case Memory.POOL -> {
                             PinnedRegion region = Memory.region(b);
                             if (!region.pin()) {
-                                throw new IllegalStateException(
-                                        "the buffer belongs to a closed BufferPool: its memory is freed");
+                                throw new IllegalStateException("a buffer of a closed BufferPool takes part in no"
+                                        + " scattering or gathering transfer (a transfer of it alone does)");
                             }
                             pinned.add(region);
                             address = Memory.address(b);
@@ -1083,7 +1083,9 @@ public final class UringFileChannel extends JdkChannelLayout implements Builtin.
             case Memory.POOL -> {
                 PinnedRegion region = Memory.region(b);
                 if (!region.pin()) {
-                    throw new IllegalStateException("the buffer belongs to a closed BufferPool: its memory is freed");
+                    // still lent by a closed pool: as any other direct buffer of the JDK's, through a copy whose
+                    // access to it the JDK checks (IllegalStateException once the memory is freed), never the kernel
+                    return read ? stagedRead(b, position) : stagedWrite(b, position);
                 }
                 try {
                     return transferAt(read, b, len, position);

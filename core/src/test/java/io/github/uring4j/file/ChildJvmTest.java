@@ -257,6 +257,25 @@ class ChildJvmTest {
     }
 
     /**
+     * The default executor closed every 2 ms for 3 s under four virtual threads writing their own blocks through a
+     * drop-in {@code AsynchronousFileChannel} and forcing a drop-in {@code FileChannel}: no call fails and every block
+     * holds its last write (a hostile probe closing it every few ms saw "the executor ... is closed" and
+     * {@code AsynchronousCloseException} on the open channels: an executor closed between its pick and the adopt of
+     * the descriptor, or between the adopt and the submit).
+     */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void theDefaultExecutorClosedOverAndOverFailsNoCallOfTheDropIns() throws Exception {
+        List<String> out = childWith("-Dx=1", "executorClosedRepeatedly");
+        assertTrue(out.stream().anyMatch(l -> l.startsWith("CLOSES ") && Integer.parseInt(l.substring(7)) > 20),
+                out.toString());
+        assertTrue(out.stream().anyMatch(l -> l.startsWith("WRITES ") && Integer.parseInt(l.substring(7)) > 100),
+                out.toString());
+        assertTrue(out.stream().anyMatch(l -> l.startsWith("FAILED 0 ")), out.toString());
+        assertTrue(out.contains("BAD BLOCKS 0"), out.toString());
+    }
+
+    /**
      * An {@code AsynchronousFileChannel}'s first writes with every descriptor of the process taken, before any ring
      * was made: they succeed, made on the caller's thread, as the JDK's channel's do (before: both failed with the
      * library's internal {@code NoRing}, "EMFILE during eventfd"; found by a hostile probe).
@@ -287,6 +306,20 @@ class ChildJvmTest {
             assertTrue(out.stream().anyMatch(l -> l.contains("WARNING") && l.contains("-During4j.loops=" + bad)),
                     out.toString());
         }
+    }
+
+    /**
+     * 2,000 pools of 512 KiB dropped without {@code close()} (half with a buffer lent out) by a program with a 64 MiB
+     * heap that never asks for a collection: the pools' native memory stays within a few times the heap's size, as
+     * the JDK's direct buffers do (before: dropped pools were freed only when a collection happened to find them; a
+     * hostile probe's 40,000 held 20 GB).
+     */
+    @Test
+    void droppedPoolsMemoryStaysBoundedWithoutCollections() throws Exception {
+        List<String> out = childWith("-Xmx64m", "droppedPools");
+        long most = out.stream().filter(l -> l.startsWith("MOST OPEN ")).mapToLong(l -> Long.parseLong(l.substring(10)))
+                .findFirst().orElseThrow();
+        assertTrue(most < 256L << 20, "the most native memory of pools not freed yet: " + most + " bytes; " + out);
     }
 
     /** The output of a child run with the JVM option {@code option}, which must exit with 0 and say {@code DONE}. */

@@ -32,6 +32,8 @@ public final class ChildMain {
             case "virtualThreadAtTheLimit" -> virtualThreadAtTheLimit(Path.of(args[1]), args.length > 2);
             case "defaultExecutorClosed" -> defaultExecutorClosed(Path.of(args[1]));
             case "defaultLoops" -> defaultLoops(Path.of(args[1]));
+            case "droppedPools" -> droppedPools();
+            case "executorClosedRepeatedly" -> executorClosedRepeatedly(Path.of(args[1]));
             case "asyncChannelAtTheLimit" -> asyncChannelAtTheLimit(Path.of(args[1]));
             default -> throw new IllegalArgumentException(args[0]);
         }
@@ -819,6 +821,91 @@ public final class ChildMain {
         long loops = Thread.getAllStackTraces().keySet().stream()
                 .filter(t -> t.getName().matches("uring4j-default-\\d+")).count();
         System.out.println("LOOPS " + loops);
+        System.out.println("DONE");
+    }
+
+    /**
+     * 2,000 pools of 512 KiB (1 GiB in all) built and dropped without {@code close()}, half with a buffer lent out,
+     * with no collection asked for by this program: prints {@code MOST OPEN n} (the most bytes of pools not freed yet
+     * seen after a build), then {@code DONE}.
+     */
+    static void droppedPools() {
+        long most = 0;
+        for (int i = 0; i < 2000; i++) {
+            BufferPool pool = BufferPool.builder().bufferSize(64 * 1024).count(8).build();
+            if (i % 2 == 0) {
+                pool.acquire().set(ValueLayout.JAVA_BYTE, 0, (byte) 1);
+            }
+            most = Math.max(most, io.github.uring4j.engine.PinnedRegion.openBytes());
+        }
+        System.out.println("MOST OPEN " + most);
+        System.out.println("DONE");
+    }
+
+    /**
+     * Four virtual threads writing blocks of their own through a drop-in {@code AsynchronousFileChannel} (a future's
+     * {@code get}) and forcing a drop-in {@code FileChannel}, for 3 s, while this thread closes the default
+     * executor every 2 ms: prints {@code CLOSES n}, {@code WRITES n}, {@code FAILED n} with the first failures,
+     * {@code BAD BLOCKS n} (blocks that do not hold their last write), then {@code DONE}.
+     */
+    static void executorClosedRepeatedly(Path dir) throws Exception {
+        Path f = dir.resolve("closed-often");
+        int blocks = 256;
+        try (java.nio.channels.AsynchronousFileChannel afc = io.github.uring4j.nio.UringFiles.newAsynchronousFileChannel(
+                f, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+                java.nio.channels.FileChannel fc = io.github.uring4j.nio.UringFiles.newFileChannel(f,
+                        StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            int[] last = new int[blocks];
+            java.util.concurrent.atomic.AtomicInteger writes = new java.util.concurrent.atomic.AtomicInteger();
+            java.util.List<String> failures = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+            long end = System.nanoTime() + 3_000_000_000L;
+            java.util.List<Thread> workers = new java.util.ArrayList<>();
+            for (int w = 0; w < 4; w++) {
+                int worker = w;
+                workers.add(Thread.ofVirtual().start(() -> {
+                    for (int round = 1; System.nanoTime() < end; round++) {
+                        int block = worker + 4 * (round % (blocks / 4));
+                        ByteBuffer b = ByteBuffer.allocate(4096);
+                        while (b.hasRemaining()) {
+                            b.putInt(round);
+                        }
+                        try {
+                            afc.write(b.flip(), block * 4096L).get(30, java.util.concurrent.TimeUnit.SECONDS);
+                            last[block] = round;
+                            writes.incrementAndGet();
+                            if (round % 8 == 0) {
+                                fc.force(false);
+                            }
+                        } catch (Exception e) {
+                            failures.add(e instanceof java.util.concurrent.ExecutionException x ? String.valueOf(x.getCause())
+                                    : e.toString());
+                        }
+                    }
+                }));
+            }
+            int closes = 0;
+            while (System.nanoTime() < end) {
+                IoExecutor.defaultExecutor().close();
+                closes++;
+                Thread.sleep(2);
+            }
+            for (Thread t : workers) {
+                t.join();
+            }
+            int bad = 0;
+            for (int block = 0; block < blocks; block++) {
+                if (last[block] == 0) {
+                    continue;
+                }
+                ByteBuffer back = ByteBuffer.allocate(4);
+                fc.read(back, block * 4096L);
+                bad += back.getInt(0) == last[block] ? 0 : 1;
+            }
+            System.out.println("CLOSES " + closes);
+            System.out.println("WRITES " + writes.get());
+            System.out.println("FAILED " + failures.size() + " " + failures.stream().limit(3).toList());
+            System.out.println("BAD BLOCKS " + bad);
+        }
         System.out.println("DONE");
     }
 

@@ -1215,11 +1215,25 @@ abstract class HostileUseContract {
     @Test
     void aClosedPoolsMemoryIsFreedOnceItsLentBuffersAreUnreachable() throws Exception {
         List<MemorySegment.Scope> scopes = new ArrayList<>();
+        List<BufferPool> stillHeld = new ArrayList<>();
         for (int i = 0; i < 40; i++) {
-            scopes.add(lendAndLose(i % 2 == 0, i % 4 < 2));
+            scopes.add(lendAndLose(i % 2 == 0, i % 4 < 2, i % 8 < 4 ? stillHeld : null));
         }
         assertFreedWithinAMinute(scopes,
                 "pools of 40 whose memory is not freed a minute after their lent buffers were dropped");
+        assertEquals(10, stillHeld.size(), "closed pools the test still holds");
+    }
+
+    /** A buffer given back twice to a closed pool: the second release is refused, as before the close. */
+    @Test
+    void aSecondReleaseToAClosedPoolIsRefused() {
+        BufferPool pool = BufferPool.builder().bufferSize(4096).count(2).build();
+        MemorySegment lent = pool.acquire();
+        pool.close();
+        pool.release(lent);
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> pool.release(lent));
+        assertTrue(e.getMessage().contains("released twice"), e.getMessage());
+        assertTrue(pool.isFreed());
     }
 
     /** Collects garbage until every scope of {@code scopes} is closed, for at most a minute; {@code what} else. */
@@ -1233,13 +1247,19 @@ abstract class HostileUseContract {
         assertEquals(0, scopes.stream().filter(MemorySegment.Scope::isAlive).count(), what);
     }
 
-    /** A pool's scope, after the pool lent a buffer (a segment or a ByteBuffer) and was closed or dropped with it. */
-    private static MemorySegment.Scope lendAndLose(boolean close, boolean segment) {
+    /**
+     * A pool's scope, after the pool lent a buffer (a segment or a ByteBuffer) and was closed or dropped with it;
+     * a closed one is kept in {@code held} when it is not null.
+     */
+    private static MemorySegment.Scope lendAndLose(boolean close, boolean segment, List<BufferPool> held) {
         BufferPool pool = BufferPool.builder().bufferSize(64 * 1024).count(4).build();
         MemorySegment lent = segment ? pool.acquire() : MemorySegment.ofBuffer(pool.acquireBuffer());
         lent.set(ValueLayout.JAVA_BYTE, 0, (byte) 1);
         if (close) {
             pool.close();
+            if (held != null) {
+                held.add(pool);
+            }
         }
         return lent.scope();
     }

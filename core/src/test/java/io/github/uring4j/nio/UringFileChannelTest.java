@@ -99,6 +99,34 @@ class UringFileChannelTest extends FileChannelContract {
     }
 
     /**
+     * A buffer still lent by a {@code BufferPool} the program closed reads and writes through a drop-in channel as
+     * through the JDK's (it was refused, "its memory is freed", while the memory was alive: a hostile probe); once it
+     * is given back and the memory freed, the transfer fails with {@code IllegalStateException}, as the JDK's does for
+     * a buffer of a closed arena, and the kernel never sees the memory.
+     */
+    @Test
+    void aBufferStillLentByAClosedPoolTransfersAsTheJdksChannelLetsIt() throws Exception {
+        byte[] data = pattern(8192, 17);
+        Path p = file("lentByClosed", data);
+        io.github.uring4j.file.BufferPool pool = io.github.uring4j.file.BufferPool.create(4096, 1);
+        java.nio.ByteBuffer b = pool.acquireBuffer();
+        pool.close();
+        try (FileChannel ch = open(p, READ, WRITE)) {
+            assertEquals(4096, ch.read(b, 4096));
+            for (int i = 0; i < 4096; i++) {
+                assertEquals(data[4096 + i], b.get(i), "byte " + i);
+            }
+            b.flip();
+            assertEquals(4096, ch.write(b, 0));
+            assertEquals(data[4096], java.nio.file.Files.readAllBytes(p)[0]);
+            pool.release(b);
+            java.nio.ByteBuffer freed = b.clear();
+            assertThrows(IllegalStateException.class, () -> ch.read(freed, 0));
+            assertThrows(IllegalStateException.class, () -> ch.write(freed, 0));
+        }
+    }
+
+    /**
      * A drop-in channel whose reads went through the ring closes even while a completion handler of the user's keeps
      * the shared executor's loop from its work: after about two seconds without progress there, with a warning,
      * instead of waiting for the handler for ever. The descriptor, which the ring uses too, stays open until the ring
