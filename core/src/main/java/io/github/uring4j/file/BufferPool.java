@@ -19,14 +19,15 @@ import java.util.Optional;
  * <p>{@link #acquire()} and {@link #release} are thread-safe. The library owns the memory: {@link #close()} stops
  * lending and frees the region only once every buffer lent out has been released and every operation using one has
  * completed, so closing a pool early never lets the kernel write into freed memory. A buffer used in a new operation
- * after the pool closed is refused ({@link IllegalStateException}), whether or not its memory is freed yet. A pool
+ * after the pool closed is refused ({@link IllegalStateException}), whether or not its memory is freed yet (a drop-in
+ * {@code FileChannel} copies to or from it instead, as the JDK's channel would, while its memory lives). A pool
  * dropped without {@code close()} is closed once it is unreachable, as if {@code close()} had been called then: its
  * memory is freed when the operations using its buffers have completed and the buffers lent out are given back or
  * unreachable. A buffer of a closed pool that is still lent out keeps the memory while it (the {@code MemorySegment}
  * or the {@code ByteBuffer} lent, or a {@code ByteBuffer} sliced or duplicated from it) is reachable, as a direct
  * {@code ByteBuffer} keeps its memory; a segment sliced from it with {@code asSlice} does not keep it, and fails with
- * {@link IllegalStateException} once the memory is freed. Past the heap's size of pools' memory not freed yet, building a
- * pool first asks for a garbage collection, so that dropped pools are found, as the JDK's direct buffers do.
+ * {@link IllegalStateException} once the memory is freed. Past the heap's size of pools' memory not freed yet,
+ * building a pool first asks for a garbage collection, so that dropped pools are found, as the JDK's direct buffers do.
  */
 public final class BufferPool implements AutoCloseable {
     private final PinnedRegion region;

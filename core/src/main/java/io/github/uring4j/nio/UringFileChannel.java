@@ -1673,7 +1673,7 @@ public final class UringFileChannel extends JdkChannelLayout implements Builtin.
     private static final long AGAIN = Long.MIN_VALUE;
     /** As {@link #AGAIN}, for a call whose executor went before it was sent: nothing of it was made. */
     private static final long AGAIN_UNSENT = Long.MIN_VALUE + 1;
-    /** Calls made again on new executors before {@link #executorGone} ends them (executors closed one after another). */
+    /** Calls made again on new executors before {@link #executorGone} ends them (executors closed in a row). */
     static final int EXECUTOR_RETRIES = 8;
 
     /** Whether the executor behind {@code h} was closed, or its loop failed: it serves the handle no more. */

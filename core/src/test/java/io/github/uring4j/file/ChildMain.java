@@ -676,7 +676,8 @@ public final class ChildMain {
      * Drop-in channels that used the ring (an {@code AsynchronousFileChannel}'s writes, a virtual thread's
      * {@code force}) while the program closes the default executor under them, with 16 writes of 1 MiB in flight and
      * a virtual thread's read of an empty FIFO waiting in the ring: prints {@code FIFO READ n text} (what the read got
-     * once bytes were written after the close), {@code IN FLIGHT ok n} (writes that succeeded), {@code LATER WRITE n}, {@code LATER FORCE ok},
+     * once bytes were written after the close), {@code IN FLIGHT ok n} (writes that succeeded), {@code LATER WRITE n},
+     * {@code LATER FORCE ok},
      * {@code CONTENT ok} when the file holds every write, each line {@code ... !! exception} instead when it failed,
      * and {@code DONE}.
      */
@@ -685,8 +686,9 @@ public final class ChildMain {
         int mib = 1 << 20;
         byte[] data = new byte[17 * mib];
         new java.util.Random(7).nextBytes(data);
-        try (java.nio.channels.AsynchronousFileChannel afc = io.github.uring4j.nio.UringFiles.newAsynchronousFileChannel(
-                f, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        try (java.nio.channels.AsynchronousFileChannel afc = io.github.uring4j.nio.UringFiles
+                .newAsynchronousFileChannel(f, StandardOpenOption.CREATE, StandardOpenOption.READ,
+                        StandardOpenOption.WRITE);
                 java.nio.channels.FileChannel fc = io.github.uring4j.nio.UringFiles.newFileChannel(f,
                         StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             afc.write(ByteBuffer.wrap(data, 0, 4096), 0).get();
@@ -814,7 +816,8 @@ public final class ChildMain {
         java.nio.file.Files.write(f, new byte[4096]);
         IoExecutor io = IoExecutor.defaultExecutor();
         for (int i = 0; i < 8; i++) {
-            try (AsyncFile a = AsyncFile.open(io, f, StandardOpenOption.READ).get(10, java.util.concurrent.TimeUnit.SECONDS)) {
+            try (AsyncFile a = AsyncFile.open(io, f, StandardOpenOption.READ)
+                    .get(10, java.util.concurrent.TimeUnit.SECONDS)) {
                 a.read(ByteBuffer.allocateDirect(4096), 0).get(10, java.util.concurrent.TimeUnit.SECONDS);
             }
         }
@@ -851,8 +854,9 @@ public final class ChildMain {
     static void executorClosedRepeatedly(Path dir) throws Exception {
         Path f = dir.resolve("closed-often");
         int blocks = 256;
-        try (java.nio.channels.AsynchronousFileChannel afc = io.github.uring4j.nio.UringFiles.newAsynchronousFileChannel(
-                f, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        try (java.nio.channels.AsynchronousFileChannel afc = io.github.uring4j.nio.UringFiles
+                .newAsynchronousFileChannel(f, StandardOpenOption.CREATE, StandardOpenOption.READ,
+                        StandardOpenOption.WRITE);
                 java.nio.channels.FileChannel fc = io.github.uring4j.nio.UringFiles.newFileChannel(f,
                         StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             int[] last = new int[blocks];
@@ -877,8 +881,8 @@ public final class ChildMain {
                                 fc.force(false);
                             }
                         } catch (Exception e) {
-                            failures.add(e instanceof java.util.concurrent.ExecutionException x ? String.valueOf(x.getCause())
-                                    : e.toString());
+                            failures.add(e instanceof java.util.concurrent.ExecutionException x
+                                    ? String.valueOf(x.getCause()) : e.toString());
                         }
                     }
                 }));
