@@ -217,7 +217,8 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
             if (isOpen() && ++op.attempts < UringFileChannel.EXECUTOR_RETRIES) {
                 start(read, buf, position, op); // its executor went a moment ago: on the one the channel gets now
             } else {
-                op.fail(isOpen() ? op.executorGone() : new java.nio.channels.AsynchronousCloseException());
+                op.fail(isOpen() ? UringFileChannel.executorGoneFailure(read ? "read" : "write", file.path(), true)
+                        : new java.nio.channels.AsynchronousCloseException());
             }
             return;
         }
@@ -502,13 +503,6 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
         private long position;
         private int attempts;
 
-        /** The failure of a transfer whose executors went under it {@link UringFileChannel#EXECUTOR_RETRIES} times. */
-        IOException executorGone() {
-            return new IOException("uring4j: the executor of the ring that made this " + (read ? "read" : "write")
-                    + " was closed (or its event loop failed) while it was in flight, "
-                    + UringFileChannel.EXECUTOR_RETRIES + " times; the channel stays open");
-        }
-
         /** What {@link #startedAgain} needs to make the transfer again. */
         void transfer(UringAsynchronousFileChannel owner, FileHandle handle, boolean read, ByteBuffer buf,
                 long position) {
@@ -533,7 +527,7 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
                 return false;
             }
             if (++attempts >= UringFileChannel.EXECUTOR_RETRIES) {
-                fail(executorGone());
+                fail(UringFileChannel.executorGoneFailure(read ? "read" : "write", o.file.path(), true));
                 return true;
             }
             @SuppressWarnings("unchecked")

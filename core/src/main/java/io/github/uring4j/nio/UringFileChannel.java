@@ -1657,10 +1657,10 @@ public final class UringFileChannel extends JdkChannelLayout implements Builtin.
             if (n == AGAIN && kind == Request.WRITE && position < 0 && (append || !direct)) {
                 // bytes at the file's position (an append): some may be written already, and another try could
                 // write them twice
-                throw executorGone("write", false);
+                throw executorGoneFailure("write", path, false);
             }
             if (attempt == EXECUTOR_RETRIES) {
-                throw executorGone(kind == Request.READ ? "read" : "write", true);
+                throw executorGoneFailure(kind == Request.READ ? "read" : "write", path, true);
             }
         }
     }
@@ -1673,7 +1673,7 @@ public final class UringFileChannel extends JdkChannelLayout implements Builtin.
     private static final long AGAIN = Long.MIN_VALUE;
     /** As {@link #AGAIN}, for a call whose executor went before it was sent: nothing of it was made. */
     private static final long AGAIN_UNSENT = Long.MIN_VALUE + 1;
-    /** Calls made again on new executors before {@link #executorGone} ends them (executors closed in a row). */
+    /** Calls made again on new executors before {@link #executorGoneFailure} ends them (executors closed in a row). */
     static final int EXECUTOR_RETRIES = 8;
 
     /** Whether the executor behind {@code h} was closed, or its loop failed: it serves the handle no more. */
@@ -1682,8 +1682,11 @@ public final class UringFileChannel extends JdkChannelLayout implements Builtin.
         return !b.isOpen() || b.broken();
     }
 
-    /** The failure of a call that ended because the executors running it were closed under the open channel. */
-    private IOException executorGone(String what, boolean retried) {
+    /**
+     * The failure of a {@code what} of {@code path} that ended because the executors running it were closed under the
+     * open channel: {@code retried} {@link #EXECUTOR_RETRIES} times, or not made again (some bytes may be written).
+     */
+    static IOException executorGoneFailure(String what, String path, boolean retried) {
         return new IOException("uring4j: the executor of the ring that made this " + what + " of " + path
                 + " was closed (or its event loop failed) while it was in flight"
                 + (retried ? ", " + EXECUTOR_RETRIES + " times" : ": some of its bytes may be written")
@@ -1965,7 +1968,7 @@ public final class UringFileChannel extends JdkChannelLayout implements Builtin.
     private void ringSync(boolean metaData) throws IOException {
         for (int attempt = 1; !ringSyncOnce(metaData); attempt++) {
             if (attempt == EXECUTOR_RETRIES) {
-                throw executorGone("force", true);
+                throw executorGoneFailure("force", path, true);
             }
         }
     }
