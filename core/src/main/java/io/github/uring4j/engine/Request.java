@@ -48,6 +48,10 @@ public final class Request extends MpscQueue.Node {
         }
     }
 
+    static {
+        FullHeap.loadNow(); // an end under a full heap waits there: not the time to load it
+    }
+
     private final RequestPool pool;
     /**
      * The generation (bumped on each recycle) above {@link #GEN_SHIFT} bits of state: {@link #CANCELLED}, and who
@@ -424,11 +428,13 @@ public final class Request extends MpscQueue.Node {
         if (told) {
             return null;
         }
-        told = true;
         Completion c = completion;
         Object t = target;
         Object a = attachment;
-        return c == null ? () -> { } : () -> c.complete(t, a, 0, null, error);
+        // made before the claim: a claim whose telling could not be made (the heap full) told nobody, ever
+        Runnable tell = c == null ? () -> { } : () -> tell(c, t, a, 0, null, error);
+        told = true;
+        return tell;
     }
 
     public boolean wasTold() {
@@ -447,10 +453,29 @@ public final class Request extends MpscQueue.Node {
         boolean already = told;
         recycle();
         if (!already && c != null) {
-            c.complete(t, a, value, h, error);
+            tell(c, t, a, value, h, error);
         } else if (already && h != null) {
             // Nobody will get this file: its opener was told it failed.
             h.orphaned();
+        }
+    }
+
+    /**
+     * Tells the client, again after an {@code OutOfMemoryError} (for up to ten seconds): the request is its pool's
+     * again or the backend's only, and a telling the full heap stopped was never made (the first completion ever made
+     * a cache, failed there, and 1 of 64 writes' callers waited for ever). A telling may be made again: a future
+     * completes once, and a handler's own errors are caught before they get here.
+     */
+    private static void tell(Completion c, Object t, Object a, long value, FileHandle h, Throwable error) {
+        for (int tries = 0;; tries++) {
+            try {
+                c.complete(t, a, value, h, error);
+                return;
+            } catch (OutOfMemoryError e) {
+                if (!FullHeap.waitForMemory(tries)) {
+                    throw e;
+                }
+            }
         }
     }
 

@@ -1,6 +1,7 @@
 package io.github.uring4j.engine.uring;
 
 import io.github.uring4j.engine.ErrorMapper;
+import io.github.uring4j.engine.FullHeap;
 import io.github.uring4j.engine.Log;
 import io.github.uring4j.engine.OpenSpec;
 import io.github.uring4j.engine.Request;
@@ -417,16 +418,20 @@ final class Completions implements CqeHandler {
         for (int i = 0; i < loop.slots.capacity(); i++) {
             Slot s = loop.slots.get(i);
             Request r = s.request;
-            if (r != null) {
-                // The kernel may still hold this request's memory: keep the request out of its pool.
+            // The kernel may still hold this request's memory: keep the request out of its pool.
+            for (int tries = 0; r != null; tries++) {
                 try {
                     r.tellEarly(cause);
-                } catch (Throwable t) {
-                    try {
-                        Log.callbackFailed(t);
-                    } catch (Throwable logging) {
-                        // the heap is full, say: the other requests are still told
+                    break;
+                } catch (OutOfMemoryError full) {
+                    // a telling not made is made again (its claim waits for it), or its caller waits for ever
+                    if (!FullHeap.waitForMemory(tries)) {
+                        Log.callbackFailed(full);
+                        break;
                     }
+                } catch (Throwable t) {
+                    Log.callbackFailed(t); // never throws: the other requests are still told
+                    break;
                 }
             }
         }

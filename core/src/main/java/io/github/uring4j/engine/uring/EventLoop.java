@@ -1,6 +1,7 @@
 package io.github.uring4j.engine.uring;
 
 import io.github.uring4j.engine.EngineConfig;
+import io.github.uring4j.engine.FullHeap;
 import io.github.uring4j.engine.Log;
 import io.github.uring4j.engine.MpscQueue;
 import io.github.uring4j.engine.Request;
@@ -81,6 +82,10 @@ final class EventLoop implements Runnable {
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
+    }
+
+    static {
+        FullHeap.loadNow(); // a loop failing under a full heap waits there: not the time to load it
     }
 
     /** Loops whose thread runs, for the JVM's exit ({@link #exiting}). */
@@ -345,7 +350,7 @@ final class EventLoop implements Runnable {
                 KEPT_FOR_THE_KERNEL.add(slots);
                 break;
             } catch (OutOfMemoryError again) {
-                if (!waitForMemory(tries)) {
+                if (!FullHeap.waitForMemory(tries)) {
                     break;
                 }
             }
@@ -359,7 +364,7 @@ final class EventLoop implements Runnable {
                 failure = why;
                 break;
             } catch (OutOfMemoryError again) {
-                if (!waitForMemory(tries)) {
+                if (!FullHeap.waitForMemory(tries)) {
                     break;
                 }
             }
@@ -398,24 +403,7 @@ final class EventLoop implements Runnable {
                 stats.queued(-1);
             }
         }
-    }
-
-    /** After the {@code tries}-th {@code OutOfMemoryError} of a step: waits 10 ms; false after ten seconds of it. */
-    private static boolean waitForMemory(int tries) {
-        if (tries >= 1000) {
-            return false;
-        }
-        try {
-            java.util.concurrent.locks.LockSupport.parkNanos(10_000_000L);
-        } catch (Throwable parkFailed) {
-            // with the heap full even the park may throw (it did: the loop's thread died here and never ended the
-            // loop): wait without it
-            long until = System.nanoTime() + 10_000_000L;
-            while (System.nanoTime() - until < 0) {
-                Thread.onSpinWait();
-            }
-        }
-        return true;
+        failInHand(error);
     }
 
     /** Runs {@code step}, again after an {@code OutOfMemoryError}, for up to ten seconds. */
@@ -425,7 +413,7 @@ final class EventLoop implements Runnable {
                 step.run();
                 return;
             } catch (OutOfMemoryError e) {
-                if (!waitForMemory(tries)) {
+                if (!FullHeap.waitForMemory(tries)) {
                     throw e;
                 }
             }
@@ -702,7 +690,10 @@ final class EventLoop implements Runnable {
         MpscQueue.Node n;
         while ((n = queue.poll()) != null) {
             if (n instanceof Request r) {
-                if (admit(r)) {
+                hold(r);
+                boolean admitted = admit(r);
+                inHand = null;
+                if (admitted) {
                     progress = true;
                 } else {
                     passedHelped = true;
@@ -719,9 +710,53 @@ final class EventLoop implements Runnable {
         Request r;
         while ((r = local.poll()) != null) {
             progress = true;
+            hold(r);
             admit(r);
+            inHand = null;
         }
         return progress;
+    }
+
+    /**
+     * The request taken off a queue and not yet put anywhere (a slot, a waiting queue), and its generation: a failure
+     * of the loop meanwhile (the heap full as it was admitted) tells it too, where before nobody did.
+     */
+    private Request inHand;
+    private int inHandGeneration;
+    /**
+     * The requests whose slots were given back last ({@link #release}), each ended right after, and their generations:
+     * one the loop's failure came between (the heap full as a drain or a change's end made room) has neither ended nor
+     * been told, and is told with the rest (1 of 64 writes waited for ever). Those ended since have a new generation.
+     */
+    private final Request[] released = new Request[8];
+    private final int[] releasedGenerations = new int[8];
+    private int nextReleased;
+
+    private void hold(Request r) {
+        inHand = r;
+        inHandGeneration = r.generation();
+    }
+
+    /** Fails the requests in hand and just released that neither ended nor were told, nor are in a slot. */
+    private void failInHand(java.util.function.Supplier<? extends Throwable> error) {
+        failIfLost(inHand, inHandGeneration, error);
+        inHand = null;
+        for (int i = 0; i < released.length; i++) {
+            failIfLost(released[i], releasedGenerations[i], error);
+            released[i] = null;
+        }
+    }
+
+    private void failIfLost(Request r, int generation, java.util.function.Supplier<? extends Throwable> error) {
+        if (r == null || r.generation() != generation || r.wasTold()) {
+            return;
+        }
+        for (int i = 0; i < slots.capacity(); i++) {
+            if (slots.get(i).request == r) {
+                return; // told with the slots: the kernel may hold its memory
+            }
+        }
+        r.fail(error.get());
     }
 
     /**
@@ -822,6 +857,7 @@ final class EventLoop implements Runnable {
     private void drain(DeviceBudget b) {
         while (b.inFlight < b.cap && !b.waiting.isEmpty()) {
             Request next = b.waiting.poll();
+            hold(next);
             stats.queued(-1);
             UringFile nf = (UringFile) next.handle;
             UringFile.PerLoop np = nf.peek(this);
@@ -836,6 +872,7 @@ final class EventLoop implements Runnable {
             b.inFlight++;
             take(np, next, 0, b);
         }
+        inHand = null;
     }
 
     /** Takes {@code r} out of the queue it waits in (its file's or its device's); false if it waits in none. */
@@ -943,6 +980,12 @@ final class EventLoop implements Runnable {
     /** The slot is done: free it, and let the file's next waiting request in (or finish the file's quiesce). */
     void release(Slot s) {
         Request r = s.request;
+        if (r != null) {
+            int i = nextReleased;
+            released[i] = r;
+            releasedGenerations[i] = r.generation();
+            nextReleased = (i + 1) & (released.length - 1);
+        }
         boolean change = s.change;
         long epoch = s.epoch;
         syncOrder.leaving(s); // before the slot is given back, which may hand it to the next request at once (drain)
