@@ -1,20 +1,28 @@
 package io.github.uring4j.engine;
 
-import java.util.concurrent.atomic.AtomicBoolean;
-
 /** The few things uring4j says on its own, through {@link System.Logger} (no logging dependency). */
 public final class Log {
-    private static final System.Logger LOG = System.getLogger("io.github.uring4j");
-    private static final AtomicBoolean FALLBACK_WARNED = new AtomicBoolean();
+    /**
+     * Got at the first message, not as the class is initialised: this class's initialiser allocates nothing, so it
+     * cannot fail. Made under a full heap, the logger failed it, and a class whose initialiser failed fails every
+     * later use: a handler's error, said from the catch that kept it from the library, escaped as the error of the
+     * handler's own telling, which was made again (the handler called twice), and nothing was ever said again.
+     */
+    private static volatile System.Logger log;
+    private static boolean fallbackWarned;
 
     private Log() {
     }
 
     /** Once per JVM: why io_uring is not used. */
     public static void fallback(String reason) {
-        if (FALLBACK_WARNED.compareAndSet(false, true)) {
-            say(System.Logger.Level.WARNING, "uring4j: falling back to the threads backend: " + reason, null);
+        synchronized (Log.class) {
+            if (fallbackWarned) {
+                return;
+            }
+            fallbackWarned = true;
         }
+        say(System.Logger.Level.WARNING, "uring4j: falling back to the threads backend: " + reason, null);
     }
 
     public static void warn(String message) {
@@ -46,7 +54,16 @@ public final class Log {
      * needed the time-zone file and the process had no descriptor left to open it; found by a hostile probe).
      */
     private static void say(System.Logger.Level level, String message, Throwable t) {
-        say(LOG, level, message, t);
+        try {
+            System.Logger to = log;
+            if (to == null) {
+                to = System.getLogger("io.github.uring4j");
+                log = to;
+            }
+            say(to, level, message, t);
+        } catch (Throwable noLogger) {
+            // the heap is full: nothing to say it with
+        }
     }
 
     static void say(System.Logger to, System.Logger.Level level, String message, Throwable t) {

@@ -481,7 +481,19 @@ public final class Request extends MpscQueue.Node {
 
     /** Releases the memory, clears every reference and returns the request to its pool. */
     private void recycle() {
-        Memory.release(this, pool.bounces);
+        for (int tries = 0;; tries++) {
+            try {
+                // each piece is let go of before it is given back: a piece whose giving back met a full heap is left
+                // to the GC, and the next try goes on with the rest (before, the request's end stopped here, and its
+                // caller was never told)
+                Memory.release(this, pool.bounces);
+                break;
+            } catch (OutOfMemoryError e) {
+                if (!FullHeap.waitForMemory(tries)) {
+                    break;
+                }
+            }
+        }
         if (countedChange) {
             countedChange = false;
             handle.changeEnded();

@@ -138,7 +138,11 @@ final class Results {
                     oh.completed(value, attachment);
                 }
             } catch (Throwable t) {
-                Log.callbackFailed(t);
+                try {
+                    Log.callbackFailed(t);
+                } catch (Throwable unsaid) {
+                    // Nothing after the handler may throw: its telling would be made again, the handler called twice.
+                }
             }
         }
     }

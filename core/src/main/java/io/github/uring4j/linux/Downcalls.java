@@ -23,6 +23,12 @@ final class Downcalls {
         try {
             return link.make();
         } catch (StackOverflowError | OutOfMemoryError e) {
+            if (e instanceof OutOfMemoryError) {
+                MethodHandle h = linkOnceMemoryIsBack(link);
+                if (h != null) {
+                    return h;
+                }
+            }
             for (int tries = 0; tries < 3; tries++) {
                 try {
                     if (tries > 0 || e instanceof OutOfMemoryError) {
@@ -55,6 +61,26 @@ final class Downcalls {
             }
             throw e;
         }
+    }
+
+    /**
+     * The link made again on this thread every 10 ms while the heap stays full, for up to ten seconds (three tries
+     * 50 ms apart were too few: a heap full for two seconds failed the holder class of {@code pwrite} for good, and
+     * every later write of the threads backend with it); null after a {@code StackOverflowError}, or once the time is
+     * up.
+     */
+    private static MethodHandle linkOnceMemoryIsBack(Link link) {
+        for (int tries = 0; tries < 1000; tries++) {
+            try {
+                java.util.concurrent.locks.LockSupport.parkNanos(10_000_000L);
+                return link.make();
+            } catch (OutOfMemoryError stillFull) {
+                // wait on
+            } catch (StackOverflowError tooDeep) {
+                return null; // a thread of its own makes it
+            }
+        }
+        return null;
     }
 
     /** One link, made on the caller's thread or on a thread of its own. */

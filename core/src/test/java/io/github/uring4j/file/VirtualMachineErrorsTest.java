@@ -203,6 +203,160 @@ class VirtualMachineErrorsTest {
     }
 
     /**
+     * The threads backend, handlers: a child JVM with a 32 MiB heap keeps 48 writes in flight on four files while
+     * another thread fills the heap for two seconds, then lets it go, three times on one executor: no handler is
+     * called twice, a later write of each file ends, the executor closes, the descriptors are those before it, and a
+     * new executor's write succeeds. Before (found by a hostile probe): a pool that queued a call and then threw (no
+     * worker could be made) had it run twice, the handler told twice; workers died before they ran the call handed to
+     * them, whose file then waited behind it for ever; the holder class of {@code pwrite}, first linked on the full
+     * heap, failed every later write for the life of the JVM; 4 to 7 descriptors were left open.
+     */
+    @Test
+    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    void aFullHeapUnderTheThreadsBackendLeavesNoFileStuckAndNoHandlerToldTwice() throws Exception {
+        String text = ChildJvm.runMain(FullHeapThreads.class, List.of("-Xmx32m"), 150, dir.toString());
+        System.out.println(text);
+        assertTrue(text.contains("TOLD TWICE 0\n"), text);
+        assertTrue(text.contains("LATER WRITES 4 of 4\n"), text);
+        assertTrue(text.contains("CLOSED\n"), text);
+        assertTrue(text.contains("DESCRIPTORS AS BEFORE\n"), text);
+        assertTrue(text.contains("FRESH WRITE: 4096\n"), text);
+    }
+
+    /** The child of {@link #aFullHeapUnderTheThreadsBackendLeavesNoFileStuckAndNoHandlerToldTwice}. */
+    public static final class FullHeapThreads {
+        static final int SLOTS = 48;
+
+        public static void main(String[] args) throws Exception {
+            Path d = Path.of(args[0]);
+            // a round of everything first: the class path's jars are opened as their classes load
+            try (IoExecutor warm = IoExecutor.builder().backend(Backend.THREADS).build();
+                    AsyncFile f = AsyncFile.open(warm, d.resolve("warm"), StandardOpenOption.CREATE,
+                            StandardOpenOption.WRITE).get(10, TimeUnit.SECONDS)) {
+                f.write(ByteBuffer.allocateDirect(4096), 0).get(10, TimeUnit.SECONDS);
+                CompletableFuture<Integer> viaHandler = new CompletableFuture<>();
+                f.write(ByteBuffer.allocateDirect(4096), 0, null, new java.nio.channels.CompletionHandler<>() {
+                    @Override
+                    public void completed(Integer n, Object a) {
+                        viaHandler.complete(n);
+                    }
+
+                    @Override
+                    public void failed(Throwable t, Object a) {
+                        viaHandler.completeExceptionally(t);
+                    }
+                });
+                viaHandler.get(10, TimeUnit.SECONDS);
+            }
+            int before = descriptors();
+            IoExecutor ex = IoExecutor.builder().backend(Backend.THREADS).build();
+            AsyncFile[] files = new AsyncFile[4];
+            for (int i = 0; i < files.length; i++) {
+                Path p = d.resolve("threads-" + i);
+                Files.write(p, new byte[1 << 18]);
+                files[i] = AsyncFile.open(ex, p, StandardOpenOption.WRITE).get(10, TimeUnit.SECONDS);
+            }
+            java.util.concurrent.atomic.AtomicIntegerArray told = new java.util.concurrent.atomic.AtomicIntegerArray(
+                    SLOTS);
+            java.util.concurrent.atomic.AtomicInteger twice = new java.util.concurrent.atomic.AtomicInteger();
+            int[] issued = new int[SLOTS];
+            ByteBuffer[] bufs = new ByteBuffer[SLOTS];
+            for (int i = 0; i < SLOTS; i++) {
+                bufs[i] = ByteBuffer.allocateDirect(4096);
+            }
+            java.nio.channels.CompletionHandler<Integer, Integer> h = new java.nio.channels.CompletionHandler<>() {
+                @Override
+                public void completed(Integer n, Integer slot) {
+                    end(slot);
+                }
+
+                @Override
+                public void failed(Throwable t, Integer slot) {
+                    end(slot);
+                }
+
+                private void end(int slot) {
+                    if (told.incrementAndGet(slot) > issued[slot]) {
+                        twice.incrementAndGet();
+                    }
+                }
+            };
+            for (int round = 0; round < 3; round++) {
+                Thread filler = new Thread(() -> {
+                    List<byte[]> hog = new ArrayList<>();
+                    try {
+                        while (true) {
+                            hog.add(new byte[8192]);
+                        }
+                    } catch (OutOfMemoryError e) {
+                        // full: hold it a while
+                    }
+                    try {
+                        Thread.sleep(2000);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    hog.clear();
+                });
+                filler.start();
+                long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+                while (System.nanoTime() - end < 0) {
+                    for (int i = 0; i < SLOTS; i++) {
+                        try {
+                            if (told.get(i) == issued[i]) {
+                                issued[i]++;
+                                bufs[i].clear();
+                                try {
+                                    files[i % files.length].write(bufs[i], (i / files.length) * 4096L, i, h);
+                                } catch (Throwable refused) {
+                                    issued[i]--; // thrown at the call: no handler comes
+                                }
+                            }
+                        } catch (Throwable t) {
+                            // this thread's own OutOfMemoryError: go on
+                        }
+                    }
+                }
+                filler.join();
+            }
+            System.gc();
+            int later = 0;
+            for (AsyncFile f : files) {
+                try {
+                    later += f.write(ByteBuffer.allocateDirect(4096), 1 << 17).get(20, TimeUnit.SECONDS) == 4096 ? 1 : 0;
+                } catch (ExecutionException | TimeoutException e) {
+                    System.out.println("LATER WRITE: " + e);
+                }
+            }
+            System.out.println("LATER WRITES " + later + " of " + files.length);
+            for (AsyncFile f : files) {
+                f.closeAsync().get(20, TimeUnit.SECONDS);
+            }
+            Thread closer = Thread.ofPlatform().daemon().start(ex::close);
+            closer.join(20_000);
+            System.out.println(closer.isAlive() ? "CLOSE WAITS" : "CLOSED");
+            System.out.println("TOLD TWICE " + twice.get());
+            int after = descriptors();
+            System.out.println(after == before ? "DESCRIPTORS AS BEFORE" : "DESCRIPTORS " + before + " THEN " + after);
+            try (IoExecutor fresh = IoExecutor.builder().backend(Backend.THREADS).build();
+                    AsyncFile f = AsyncFile.open(fresh, d.resolve("threads-0"), StandardOpenOption.WRITE)
+                            .get(10, TimeUnit.SECONDS)) {
+                System.out.println("FRESH WRITE: " + f.write(ByteBuffer.allocateDirect(4096), 0).get(10,
+                        TimeUnit.SECONDS));
+            } catch (ExecutionException | TimeoutException e) {
+                System.out.println("FRESH WRITE: " + e);
+            }
+            System.out.flush();
+            Runtime.getRuntime().halt(0);
+        }
+
+        private static int descriptors() {
+            String[] fds = new java.io.File("/proc/self/fd").list();
+            return fds == null ? -1 : fds.length;
+        }
+    }
+
+    /**
      * io_uring: an {@code OutOfMemoryError} on the loop's thread (injected where a write's completion is handled) while
      * a file's other writes wait for their turn behind its in-flight limit of 1: the write in flight and the three
      * waiting each fail, saying the loop failed (before, only the requests in the loop's slots were told: the waiting

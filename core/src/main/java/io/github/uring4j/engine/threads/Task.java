@@ -30,6 +30,25 @@ final class Task implements Runnable {
     boolean changing;
     long ticket;
 
+    /** The task's run, or a failure to hand it to a worker, claimed it ({@link #claim}). */
+    private volatile boolean claimed;
+    private static final java.lang.invoke.VarHandle CLAIMED;
+
+    static {
+        try {
+            CLAIMED = java.lang.invoke.MethodHandles.lookup().findVarHandle(Task.class, "claimed", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /**
+     * Tasks the backend started on a worker together with this one ({@link ThreadsBackend#end}), in a chain through
+     * this field: a list made there could not be had on a full heap, and the tasks taken out of the file's queue for
+     * it were never run (the file's later calls waited behind them for ever).
+     */
+    Task nextStarted;
+
     Task(ThreadsBackend backend, Request request) {
         this.backend = backend;
         this.request = request;
@@ -38,7 +57,18 @@ final class Task implements Runnable {
 
     @Override
     public void run() {
-        backend.run(this);
+        if (claim()) {
+            backend.run(this);
+        }
+    }
+
+    /**
+     * True once: for the worker that runs the task, or for the thread whose hand-over to the workers failed and
+     * which ends it instead. A pool that queued the task and then threw (its new worker could not be made, on a full
+     * heap) had the task ended twice, its handler called twice, and its request, back in its pool, ended again.
+     */
+    boolean claim() {
+        return CLAIMED.compareAndSet(this, false, true);
     }
 
     /**

@@ -3,6 +3,7 @@ package io.github.uring4j.engine.threads;
 import io.github.uring4j.engine.BouncePool;
 import io.github.uring4j.engine.EngineConfig;
 import io.github.uring4j.engine.FileHandle;
+import io.github.uring4j.engine.FullHeap;
 import io.github.uring4j.engine.IoBackend;
 import io.github.uring4j.engine.Log;
 import io.github.uring4j.engine.OpenSpec;
@@ -93,12 +94,24 @@ public final class ThreadsBackend implements IoBackend {
         ThreadFactory factory = config.threadFactory;
         this.pool = new WorkerPool(config.threads, Math.max(config.threads, config.maxThreads), r -> {
             Vetted worker = new Vetted(() -> {
-                workers.add(Thread.currentThread());
-                ON_A_WORKER.set(Boolean.TRUE);
+                Thread me = Thread.currentThread();
+                for (int tries = 0;; tries++) {
+                    // On a full heap these threw, and the thread ended before the pool's worker ran: the call handed
+                    // to it with the thread was never made, and its file's later calls waited behind it for ever.
+                    try {
+                        workers.add(me);
+                        ON_A_WORKER.set(Boolean.TRUE);
+                        break;
+                    } catch (OutOfMemoryError e) {
+                        if (!FullHeap.waitForMemory(tries)) {
+                            break; // the worker runs all the same
+                        }
+                    }
+                }
                 try {
                     r.run();
                 } finally {
-                    workers.remove(Thread.currentThread());
+                    workers.remove(me);
                 }
             });
             Thread t;
@@ -217,8 +230,8 @@ public final class ThreadsBackend implements IoBackend {
 
     /** {@code t} of {@code f} runs now (guarded by {@code f}). */
     private static void starts(ThreadsFile f, Task t) {
+        f.runningTasks.add(t); // first: on a full heap it throws, and the file's count of running calls is as it was
         f.running++;
-        f.runningTasks.add(t);
         if (changes(t.request.kind)) {
             f.runningChanges++;
             t.changing = true;
@@ -295,12 +308,32 @@ public final class ThreadsBackend implements IoBackend {
     }
 
     private void execute(Task t) {
-        try {
-            pool.execute(t);
-        } catch (RejectedExecutionException e) {
-            end(t, 0, new AsynchronousCloseException());
-        } catch (RuntimeException | Error e) {
-            // no worker for it: the thread factory failed, or no native thread could be made (a thread limit)
+        for (int tries = 0;; tries++) {
+            try {
+                pool.execute(t);
+                return;
+            } catch (RejectedExecutionException e) {
+                if (t.claim()) {
+                    end(t, 0, new AsynchronousCloseException());
+                }
+                return;
+            } catch (OutOfMemoryError e) {
+                // The heap full, or no native thread for a worker: handed over again a little later (a task the pool
+                // queued before it threw runs once all the same: the first run claims it).
+                if (!FullHeap.waitForMemory(tries)) {
+                    failExecute(t, e);
+                    return;
+                }
+            } catch (RuntimeException | Error e) {
+                failExecute(t, e);
+                return;
+            }
+        }
+    }
+
+    /** No worker for {@code t}: the thread factory failed, or no native thread could be made (a thread limit). */
+    private void failExecute(Task t, Throwable e) {
+        if (t.claim()) {
             end(t, 0, new IOException("uring4j: no worker thread of " + config.name + " could take "
                     + t.request.name() + ": " + e, e));
         }
@@ -323,11 +356,11 @@ public final class ThreadsBackend implements IoBackend {
             return;
         }
         inFlight.incrementAndGet();
-        running.add(t);
         long v = 0;
         ThreadsFile opened = null;
         Throwable error = null;
         try {
+            running.add(t); // in the try: a full heap here fails the call, and its end is still made
             if (r.kind == Request.OPEN) {
                 opened = open(r);
             } else if (r.kind == Request.READ_FILE) {
@@ -412,8 +445,9 @@ public final class ThreadsBackend implements IoBackend {
         t.markEnded();
         completed.incrementAndGet();
         Request r = t.request;
+        // a sync that waited for the changes before it lets those behind it go too: a chain, in the file's order
         Task next = null;
-        java.util.List<Task> more = null; // a sync that waited for the changes before it lets those behind it go too
+        Task last = null;
         boolean closeNow = false;
         Task closing = null;
         ThreadsFile file = r.handle instanceof ThreadsFile tf && r.kind != Request.CLOSE ? tf : null;
@@ -427,11 +461,12 @@ public final class ThreadsBackend implements IoBackend {
                             && !waitsForChanges(f.waiting.peek().request, f)) {
                         Task n = f.waiting.poll();
                         starts(f, n);
-                        if (next == null) {
+                        if (last == null) {
                             next = n;
                         } else {
-                            (more == null ? more = new java.util.ArrayList<>(2) : more).add(n);
+                            last.nextStarted = n;
                         }
+                        last = n;
                     }
                     closeNow = f.closeWhenIdle && f.running == 0 && !f.descriptorClosed;
                     if (closeNow) {
@@ -444,14 +479,12 @@ public final class ThreadsBackend implements IoBackend {
                 }
             }
         }
-        if (next != null) {
-            // before the client's code runs: a handler that closes the file waits for next, which must be running
-            execute(next);
-            if (more != null) {
-                for (Task n : more) {
-                    execute(n);
-                }
-            }
+        // before the client's code runs: a handler that closes the file waits for these, which must be running
+        while (next != null) {
+            Task n = next;
+            next = n.nextStarted;
+            n.nextStarted = null;
+            execute(n);
         }
         if (error != null) {
             r.fail(error);
@@ -507,9 +540,16 @@ public final class ThreadsBackend implements IoBackend {
             return;
         }
         try {
-            pool.execute(() -> finishClose(f, closeTask));
-        } catch (RejectedExecutionException e) {
-            finishClose(f, closeTask);
+            pool.execute(() -> {
+                if (closeTask.claim()) {
+                    finishClose(f, closeTask);
+                }
+            });
+        } catch (RejectedExecutionException | OutOfMemoryError e) {
+            // closed here (a full heap, or no worker to be had); once, should the pool have queued it before it threw
+            if (closeTask.claim()) {
+                finishClose(f, closeTask);
+            }
         }
     }
 
@@ -749,7 +789,14 @@ public final class ThreadsBackend implements IoBackend {
 
         @Override
         public void run() {
-            io.github.uring4j.engine.Waits.awaitUninterruptibly(settled);
+            while (settled.getCount() > 0) {
+                try {
+                    io.github.uring4j.engine.Waits.awaitUninterruptibly(settled);
+                } catch (OutOfMemoryError e) {
+                    // the wait's queue node could not be had: waited out, not died of (its first call was lost)
+                    FullHeap.waitForMemory(0); // settled soon after the thread is made: waited for however long
+                }
+            }
             Thread me = Thread.currentThread();
             // A factory that also runs the Runnable on a thread of its own, or twice: the pool's worker would run on
             // two threads and its accounting go wrong

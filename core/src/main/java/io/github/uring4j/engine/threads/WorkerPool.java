@@ -50,6 +50,15 @@ final class WorkerPool {
         public void run() {
             try {
                 task.run();
+            } catch (Throwable t) {
+                // Kept from the worker: a worker that died of it (an OutOfMemoryError the task could not get past)
+                // was replaced only if a thread could be made then, and with none left the queued calls waited for
+                // ever. The task's own request ended already or is told by its close.
+                try {
+                    io.github.uring4j.engine.Log.warn("a call of the threads backend threw; its worker goes on: " + t);
+                } catch (Throwable full) {
+                    // the heap is full: nothing to say it with
+                }
             } finally {
                 pending.decrementAndGet();
             }
