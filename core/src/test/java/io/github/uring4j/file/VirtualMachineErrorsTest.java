@@ -204,8 +204,8 @@ class VirtualMachineErrorsTest {
 
     /**
      * The threads backend, handlers: a child JVM with a 32 MiB heap keeps 48 writes in flight on four files while
-     * another thread fills the heap for two seconds, then lets it go, three times on one executor: no handler is
-     * called twice, a later write of each file ends, the executor closes, the descriptors are those before it, and a
+     * another thread fills the heap for two seconds, then lets it go, three times on one executor: every handler is
+     * called, none twice, a later write of each file ends, the executor closes, the descriptors are those before it, and a
      * new executor's write succeeds. Before (found by a hostile probe): a pool that queued a call and then threw (no
      * worker could be made) had it run twice, the handler told twice; workers died before they ran the call handed to
      * them, whose file then waited behind it for ever; the holder class of {@code pwrite}, first linked on the full
@@ -216,6 +216,7 @@ class VirtualMachineErrorsTest {
     void aFullHeapUnderTheThreadsBackendLeavesNoFileStuckAndNoHandlerToldTwice() throws Exception {
         String text = ChildJvm.runMain(FullHeapThreads.class, List.of("-Xmx32m"), 150, dir.toString());
         System.out.println(text);
+        assertTrue(text.contains("WAITING 0\n"), text);
         assertTrue(text.contains("TOLD TWICE 0\n"), text);
         assertTrue(text.contains("LATER WRITES 4 of 4\n"), text);
         assertTrue(text.contains("CLOSED\n"), text);
@@ -320,6 +321,12 @@ class VirtualMachineErrorsTest {
                 filler.join();
             }
             System.gc();
+            Thread.sleep(5000);
+            int waiting = 0;
+            for (int i = 0; i < SLOTS; i++) {
+                waiting += issued[i] - told.get(i);
+            }
+            System.out.println("WAITING " + waiting);
             int later = 0;
             for (AsyncFile f : files) {
                 try {
