@@ -49,7 +49,12 @@ public interface IoBackend {
 
     /** True once a thread the backend needs has failed for good (an event loop that died): it serves nothing more. */
     default boolean broken() {
-        return false;
+        return failure() != null;
+    }
+
+    /** Why a thread the backend needs failed for good ({@link #broken}), or null. */
+    default String failure() {
+        return null;
     }
 
     /** Stops accepting requests, ends everything in flight, closes the files, frees the rest. Idempotent. */

@@ -423,6 +423,16 @@ public final class IoExecutor implements AutoCloseable {
         return !life.closed;
     }
 
+    /**
+     * Why an event loop of this executor failed for good (an {@code OutOfMemoryError} on its thread, say), or empty
+     * while every loop runs. From then on the operations of the files it serves fail with that reason, and opens that
+     * reach it too: close the executor and build a new one ({@link #defaultExecutor()} does so by itself). The threads
+     * backend's workers are replaced as they die: it has none.
+     */
+    public Optional<String> failure() {
+        return Optional.ofNullable(backend.failure());
+    }
+
     /** Operations in the kernel (or on a worker) right now. */
     public int inFlight() {
         return backend.inFlight();

@@ -385,6 +385,7 @@ class VirtualMachineErrorsTest {
         try {
             AsyncFile f = AsyncFile.open(io, p, StandardOpenOption.CREATE, StandardOpenOption.WRITE)
                     .get(10, TimeUnit.SECONDS);
+            assertEquals(java.util.Optional.empty(), io.failure());
             List<CompletableFuture<Integer>> writes = new ArrayList<>();
             for (int i = 0; i < 4; i++) {
                 writes.add(f.write(ByteBuffer.allocateDirect(4096), i * 4096L));
@@ -397,6 +398,9 @@ class VirtualMachineErrorsTest {
                     assertTrue(String.valueOf(e.getCause()).contains("failed"), e.toString());
                 }
             }
+            // the executor says why, so that its owner can replace it
+            String why = io.failure().orElseThrow();
+            assertTrue(why.contains("failed") && why.contains("injected: the heap is full"), why);
         } finally {
             Thread.ofPlatform().daemon().start(io::close).join(10_000);
         }

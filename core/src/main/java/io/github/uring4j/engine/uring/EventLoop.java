@@ -358,10 +358,10 @@ final class EventLoop implements Runnable {
         for (int tries = 0;; tries++) {
             try {
                 String why = "uring4j event loop " + name + " failed: " + t;
+                failure = why; // before the operations are told: whoever asks then learns the cause
                 IOException e = new IOException(why, t);
                 completions.failEverything(e);
                 failQueued(() -> e);
-                failure = why;
                 break;
             } catch (OutOfMemoryError again) {
                 if (!FullHeap.waitForMemory(tries)) {

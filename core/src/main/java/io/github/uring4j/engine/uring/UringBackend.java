@@ -399,13 +399,14 @@ public final class UringBackend implements IoBackend {
     }
 
     @Override
-    public boolean broken() {
+    public String failure() {
         for (EventLoop l : loops) {
-            if (l.failure() != null) {
-                return true;
+            String why = l.failure();
+            if (why != null) {
+                return why;
             }
         }
-        return false;
+        return null;
     }
 
     @Override
