@@ -739,24 +739,31 @@ final class EventLoop implements Runnable {
 
     /** Fails the requests in hand and just released that neither ended nor were told, nor are in a slot. */
     private void failInHand(java.util.function.Supplier<? extends Throwable> error) {
-        failIfLost(inHand, inHandGeneration, error);
+        if (lost(inHand, inHandGeneration)) {
+            inHand.fail(error.get()); // nothing of it began: it ends as one refused would
+        }
         inHand = null;
         for (int i = 0; i < released.length; i++) {
-            failIfLost(released[i], releasedGenerations[i], error);
+            if (lost(released[i], releasedGenerations[i])) {
+                // Told only: its end may have delivered its result into the client's buffer before the heap filled
+                // (a position moved), and failing it would deliver again. The request stays out of its pool.
+                released[i].tellEarly(error.get());
+            }
             released[i] = null;
         }
     }
 
-    private void failIfLost(Request r, int generation, java.util.function.Supplier<? extends Throwable> error) {
+    /** Whether {@code r} is still at {@code generation}, untold, and in no slot (told with the slots). */
+    private boolean lost(Request r, int generation) {
         if (r == null || r.generation() != generation || r.wasTold()) {
-            return;
+            return false;
         }
         for (int i = 0; i < slots.capacity(); i++) {
             if (slots.get(i).request == r) {
-                return; // told with the slots: the kernel may hold its memory
+                return false; // the kernel may hold its memory
             }
         }
-        r.fail(error.get());
+        return true;
     }
 
     /**
