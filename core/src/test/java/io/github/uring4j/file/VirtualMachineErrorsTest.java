@@ -102,6 +102,39 @@ class VirtualMachineErrorsTest {
         assertTrue(text.contains("FRESH WRITE: 4096\n"), text);
     }
 
+    /** A thread (not started) that fills the heap until {@code OutOfMemoryError}, holds it two seconds, lets it go. */
+    static Thread heapFiller() {
+        return new Thread(() -> {
+            List<byte[]> hog = new ArrayList<>();
+            try {
+                while (true) {
+                    hog.add(new byte[8192]);
+                }
+            } catch (OutOfMemoryError e) {
+                // full: hold it a while
+            }
+            try {
+                Thread.sleep(2000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            hog.clear();
+        });
+    }
+
+    /** Says what a write of 4 KiB to {@code p} through a new executor of {@code backend} did, then ends the JVM. */
+    static void freshWriteThenHalt(Backend backend, Path p) throws Exception {
+        try (IoExecutor fresh = IoExecutor.builder().backend(backend).build();
+                AsyncFile f = AsyncFile.open(fresh, p, StandardOpenOption.WRITE).get(10, TimeUnit.SECONDS)) {
+            System.out.println("FRESH WRITE: " + f.write(ByteBuffer.allocateDirect(4096), 0).get(10,
+                    TimeUnit.SECONDS));
+        } catch (ExecutionException | TimeoutException e) {
+            System.out.println("FRESH WRITE: " + e);
+        }
+        System.out.flush();
+        Runtime.getRuntime().halt(0);
+    }
+
     /** The child of {@link #aFullHeapOnTheLoopLeavesNoOperationWaiting}. */
     public static final class FullHeap {
         static final int ROUNDS = 3;
@@ -112,15 +145,7 @@ class VirtualMachineErrorsTest {
             for (int round = 0; round < ROUNDS; round++) {
                 round(p, "ROUND " + round + " ");
             }
-            try (IoExecutor ex = IoExecutor.builder().backend(Backend.IO_URING).loops(1).build();
-                    AsyncFile f = AsyncFile.open(ex, p, StandardOpenOption.WRITE).get(10, TimeUnit.SECONDS)) {
-                System.out.println("FRESH WRITE: " + f.write(ByteBuffer.allocateDirect(4096), 0).get(10,
-                        TimeUnit.SECONDS));
-            } catch (ExecutionException | TimeoutException e) {
-                System.out.println("FRESH WRITE: " + e);
-            }
-            System.out.flush();
-            Runtime.getRuntime().halt(0);
+            freshWriteThenHalt(Backend.IO_URING, p);
         }
 
         private static void round(Path p, String round) throws Exception {
@@ -133,22 +158,7 @@ class VirtualMachineErrorsTest {
             }
             @SuppressWarnings("unchecked")
             CompletableFuture<Integer>[] fs = new CompletableFuture[bufs.length];
-            Thread filler = new Thread(() -> {
-                List<byte[]> hog = new ArrayList<>();
-                try {
-                    while (true) {
-                        hog.add(new byte[8192]);
-                    }
-                } catch (OutOfMemoryError e) {
-                    // full: hold it a while
-                }
-                try {
-                    Thread.sleep(2000);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-                hog.clear();
-            });
+            Thread filler = heapFiller();
             filler.start();
             long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
             while (System.nanoTime() - end < 0) {
@@ -236,17 +246,7 @@ class VirtualMachineErrorsTest {
                             StandardOpenOption.WRITE).get(10, TimeUnit.SECONDS)) {
                 f.write(ByteBuffer.allocateDirect(4096), 0).get(10, TimeUnit.SECONDS);
                 CompletableFuture<Integer> viaHandler = new CompletableFuture<>();
-                f.write(ByteBuffer.allocateDirect(4096), 0, null, new java.nio.channels.CompletionHandler<>() {
-                    @Override
-                    public void completed(Integer n, Object a) {
-                        viaHandler.complete(n);
-                    }
-
-                    @Override
-                    public void failed(Throwable t, Object a) {
-                        viaHandler.completeExceptionally(t);
-                    }
-                });
+                f.write(ByteBuffer.allocateDirect(4096), 0, null, TestFiles.into(viaHandler));
                 viaHandler.get(10, TimeUnit.SECONDS);
             }
             int before = descriptors();
@@ -283,22 +283,7 @@ class VirtualMachineErrorsTest {
                 }
             };
             for (int round = 0; round < 3; round++) {
-                Thread filler = new Thread(() -> {
-                    List<byte[]> hog = new ArrayList<>();
-                    try {
-                        while (true) {
-                            hog.add(new byte[8192]);
-                        }
-                    } catch (OutOfMemoryError e) {
-                        // full: hold it a while
-                    }
-                    try {
-                        Thread.sleep(2000);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                    hog.clear();
-                });
+                Thread filler = heapFiller();
                 filler.start();
                 long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
                 while (System.nanoTime() - end < 0) {
@@ -345,16 +330,7 @@ class VirtualMachineErrorsTest {
             System.out.println("TOLD TWICE " + twice.get());
             int after = descriptors();
             System.out.println(after == before ? "DESCRIPTORS AS BEFORE" : "DESCRIPTORS " + before + " THEN " + after);
-            try (IoExecutor fresh = IoExecutor.builder().backend(Backend.THREADS).build();
-                    AsyncFile f = AsyncFile.open(fresh, d.resolve("threads-0"), StandardOpenOption.WRITE)
-                            .get(10, TimeUnit.SECONDS)) {
-                System.out.println("FRESH WRITE: " + f.write(ByteBuffer.allocateDirect(4096), 0).get(10,
-                        TimeUnit.SECONDS));
-            } catch (ExecutionException | TimeoutException e) {
-                System.out.println("FRESH WRITE: " + e);
-            }
-            System.out.flush();
-            Runtime.getRuntime().halt(0);
+            freshWriteThenHalt(Backend.THREADS, d.resolve("threads-0"));
         }
 
         private static int descriptors() {
