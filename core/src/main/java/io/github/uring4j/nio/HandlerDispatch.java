@@ -1,5 +1,6 @@
 package io.github.uring4j.nio;
 
+import io.github.uring4j.engine.FullHeap;
 import io.github.uring4j.engine.Log;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
@@ -40,8 +41,22 @@ final class HandlerDispatch {
             }
         }
         queue.add(call);
-        if (pumping.compareAndSet(false, true)) {
-            Thread.ofVirtual().name("uring4j-handler-handoff").start(this::pump);
+        if (!pumping.compareAndSet(false, true)) {
+            return;
+        }
+        for (int tries = 0;; tries++) {
+            try {
+                Thread.ofVirtual().name("uring4j-handler-handoff").start(this::pump);
+                return;
+            } catch (OutOfMemoryError e) {
+                // No thread on a full heap: started again once there is room. Given up, the dispatch stayed
+                // "pumping" with nobody pumping, and every later handler of the channel waited for ever.
+                if (!FullHeap.waitForMemory(tries)) {
+                    pumping.set(false); // the next handler queued starts it; this one waits for that
+                    Log.warn("no thread to hand a channel's handlers to its executor for ten seconds: " + e);
+                    return;
+                }
+            }
         }
     }
 
@@ -49,7 +64,21 @@ final class HandlerDispatch {
         do {
             Runnable call;
             while ((call = queue.poll()) != null) {
-                give(call);
+                // Nothing may end this thread while it pumps: it died of an OutOfMemoryError once, with the dispatch
+                // still "pumping", and every later handler of the channel waited for ever. A handing-over made again
+                // calls the handler once (the operation's call says whether it ran).
+                for (int tries = 0;; tries++) {
+                    try {
+                        give(call);
+                        break;
+                    } catch (OutOfMemoryError e) {
+                        if (!FullHeap.waitForMemory(tries)) {
+                            break;
+                        }
+                    } catch (Throwable t) {
+                        break; // the handler's own: the JDK's pool thread would end with it; this one goes on
+                    }
+                }
             }
             pumping.set(false);
         } while (!queue.isEmpty() && pumping.compareAndSet(false, true));
@@ -67,8 +96,12 @@ final class HandlerDispatch {
             // the executor is shut down
         } catch (RuntimeException | Error e) {
             if (warned.compareAndSet(false, true)) {
-                Log.warn("the executor given to AsynchronousFileChannel.open threw " + e
-                        + " from execute(); the channel's handlers run on uring4j's pool when it does");
+                try {
+                    Log.warn("the executor given to AsynchronousFileChannel.open threw " + e
+                            + " from execute(); the channel's handlers run on uring4j's pool when it does");
+                } catch (Throwable unsaid) {
+                    // the heap is full: the handler still goes on
+                }
             }
         }
         try {

@@ -3,6 +3,7 @@ package io.github.uring4j.nio;
 import io.github.uring4j.engine.CallerReads;
 import io.github.uring4j.engine.Completion;
 import io.github.uring4j.engine.FileHandle;
+import io.github.uring4j.engine.FullHeap;
 import io.github.uring4j.engine.IoBackend;
 import io.github.uring4j.engine.Memory;
 import io.github.uring4j.engine.Request;
@@ -487,6 +488,18 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
         private final A attachment;
         private final HandlerDispatch dispatch;
         private final AtomicInteger state = new AtomicInteger(PENDING);
+        /** The handler was called ({@link #end}'s hand-over may be made again: it calls it once). */
+        private volatile boolean called;
+        private static final java.lang.invoke.VarHandle CALLED;
+
+        static {
+            try {
+                CALLED = java.lang.invoke.MethodHandles.lookup().findVarHandle(Op.class, "called", boolean.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
         private volatile Thread waiter;
         private V value;
         private Throwable error;
@@ -539,7 +552,7 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
                 try {
                     o.start(read, buf, position, transfer);
                 } catch (Throwable t) {
-                    fail(t);
+                    failPersistently(t);
                 }
             });
             return true;
@@ -565,6 +578,23 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
             end(FAILED, null, t);
         }
 
+        /**
+         * {@link #fail}, again after an {@code OutOfMemoryError} for up to ten seconds: on a thread of the library's
+         * own, whose death on a full heap left the operation, and its handler, waiting for ever.
+         */
+        void failPersistently(Throwable t) {
+            for (int tries = 0;; tries++) {
+                try {
+                    fail(t);
+                    return;
+                } catch (OutOfMemoryError e) {
+                    if (!FullHeap.waitForMemory(tries)) {
+                        return;
+                    }
+                }
+            }
+        }
+
         /** Ends now; the handler runs on the executor. */
         void succeedLater(V v) {
             end(DONE, v, null);
@@ -574,18 +604,13 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
         private void end(int how, V v, Throwable t) {
             value = v;
             error = t;
-            if (!state.compareAndSet(PENDING, how)) {
-                return; // cancelled first
-            }
-            Thread w = waiter;
-            if (w != null) {
-                LockSupport.unpark(w);
-            }
-            if (handler == null) {
-                return;
-            }
             IoBackend b = backend;
-            Runnable call = () -> {
+            // Made before the state moves: made after it, on a full heap, it threw, the end was made again, found
+            // the operation done, and its handler was never called.
+            Runnable call = handler == null ? null : () -> {
+                if (!CALLED.compareAndSet(this, false, true)) {
+                    return; // a hand-over made again after an OutOfMemoryError: the handler is called once
+                }
                 if (b != null && b.mustNotBlock(Thread.currentThread())) {
                     // The executor ran the task on the thread that gave it (a direct executor, a pool's
                     // CallerRunsPolicy): the event loop, which a handler that waits (for another operation of this
@@ -595,10 +620,29 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
                     call(v, t);
                 }
             };
-            if (b != null && b.mustNotBlock(Thread.currentThread())) {
-                dispatch.fromLoop(call); // the executor's execute() is the user's code: never on the loop
-            } else {
-                dispatch.give(call);
+            if (!state.compareAndSet(PENDING, how)) {
+                return; // cancelled first
+            }
+            Thread w = waiter;
+            if (w != null) {
+                LockSupport.unpark(w);
+            }
+            if (call == null) {
+                return;
+            }
+            for (int tries = 0;; tries++) {
+                try {
+                    if (b != null && b.mustNotBlock(Thread.currentThread())) {
+                        dispatch.fromLoop(call); // the executor's execute() is the user's code: never on the loop
+                    } else {
+                        dispatch.give(call);
+                    }
+                    return;
+                } catch (OutOfMemoryError e) {
+                    if (!FullHeap.waitForMemory(tries)) {
+                        throw e;
+                    }
+                }
             }
         }
 

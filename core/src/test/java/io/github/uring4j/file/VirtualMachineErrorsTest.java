@@ -340,6 +340,176 @@ class VirtualMachineErrorsTest {
     }
 
     /**
+     * uring4j's {@code AsynchronousFileChannel}, opened with an executor for its handlers (a fixed pool of two): two
+     * threads keep up to 32 reads and writes with handlers in flight while another fills a 32 MiB heap and holds it
+     * full for 1.5 s, twice: every handler is called, none twice, and a later handler read and {@code Future} read of
+     * the channel return. Before (found by a hostile probe, in 6 of 18 runs): the thread that hands handlers to the
+     * executor died on the full heap with the dispatch still marked busy, and every later handler of the channel
+     * waited for ever; an operation's end that met the full heap after it marked the operation done, or on the thread
+     * that makes an operation again after its executor failed, never called the handler.
+     */
+    @Test
+    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    void aFullHeapLosesNoHandlerOfTheAsynchronousChannel() throws Exception {
+        String text = ChildJvm.runMain(FullHeapHandlers.class, List.of("-Xmx32m"), 150, dir.toString());
+        System.out.println(text);
+        for (int round = 0; round < FullHeapHandlers.ROUNDS; round++) {
+            String r = "ROUND " + round + " ";
+            assertTrue(text.contains(r + "MISSING 0\n"), text);
+            assertTrue(text.contains(r + "TWICE 0\n"), text);
+            assertTrue(text.contains(r + "LATER HANDLER READ 4096\n"), text);
+            assertTrue(text.contains(r + "LATER FUTURE READ 4096\n"), text);
+        }
+    }
+
+    /** The child of {@link #aFullHeapLosesNoHandlerOfTheAsynchronousChannel}; records with atomics only. */
+    public static final class FullHeapHandlers {
+        static final int ROUNDS = 2;
+        static final int OPS = 1 << 16;
+        static final int BUFFERS = 256;
+
+        public static void main(String[] args) throws Exception {
+            for (int round = 0; round < ROUNDS; round++) {
+                round(Path.of(args[0]).resolve("handlers-" + round), "ROUND " + round + " ");
+            }
+            System.out.flush();
+            Runtime.getRuntime().halt(0);
+        }
+
+        private static void round(Path p, String round) throws Exception {
+            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2, r -> {
+                Thread t = new Thread(r);
+                t.setDaemon(true);
+                return t;
+            });
+            java.nio.channels.AsynchronousFileChannel ch = io.github.uring4j.nio.UringFiles.newAsynchronousFileChannel(p,
+                    java.util.Set.of(StandardOpenOption.READ, StandardOpenOption.WRITE, StandardOpenOption.CREATE), pool);
+            ch.write(ByteBuffer.allocateDirect(BUFFERS * 4096), 0).get(10, TimeUnit.SECONDS);
+            java.util.concurrent.atomic.AtomicIntegerArray calls = new java.util.concurrent.atomic.AtomicIntegerArray(OPS);
+            java.util.concurrent.atomic.AtomicIntegerArray busy = new java.util.concurrent.atomic.AtomicIntegerArray(
+                    BUFFERS);
+            java.util.concurrent.atomic.AtomicInteger issued = new java.util.concurrent.atomic.AtomicInteger();
+            java.util.concurrent.atomic.AtomicInteger ended = new java.util.concurrent.atomic.AtomicInteger();
+            java.util.concurrent.atomic.AtomicInteger twice = new java.util.concurrent.atomic.AtomicInteger();
+            ByteBuffer[] bufs = new ByteBuffer[BUFFERS];
+            for (int i = 0; i < BUFFERS; i++) {
+                bufs[i] = ByteBuffer.allocateDirect(4096);
+            }
+            Integer[] ids = new Integer[OPS];
+            for (int i = 0; i < OPS; i++) {
+                ids[i] = i;
+            }
+            java.nio.channels.CompletionHandler<Integer, Integer> h = new java.nio.channels.CompletionHandler<>() {
+                @Override
+                public void completed(Integer n, Integer id) {
+                    end(id);
+                }
+
+                @Override
+                public void failed(Throwable t, Integer id) {
+                    end(id);
+                }
+
+                private void end(int id) {
+                    if (calls.incrementAndGet(id) > 1) {
+                        twice.incrementAndGet();
+                    }
+                    busy.set(id % BUFFERS, 0);
+                    ended.incrementAndGet();
+                }
+            };
+            java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+            Thread filler = new Thread(() -> {
+                List<Object> hog = new ArrayList<>(100_000);
+                try {
+                    Thread.sleep(300);
+                    try {
+                        while (true) {
+                            hog.add(new byte[16 * 1024]);
+                        }
+                    } catch (OutOfMemoryError e) {
+                        // then the crumbs
+                    }
+                    long end = System.nanoTime() + 1_500_000_000L;
+                    while (System.nanoTime() - end < 0) {
+                        try {
+                            hog.add(new byte[64]);
+                        } catch (OutOfMemoryError e) {
+                            // full: keep it so
+                        }
+                    }
+                } catch (Throwable t) {
+                    // the filler's own: it lets go below all the same
+                }
+                hog = null;
+                stop.set(true);
+            });
+            filler.start();
+            Thread[] issuers = new Thread[2];
+            for (int w = 0; w < issuers.length; w++) {
+                issuers[w] = new Thread(() -> {
+                    while (!stop.get()) {
+                        int id = issued.getAndIncrement();
+                        if (id >= OPS) {
+                            issued.decrementAndGet();
+                            return;
+                        }
+                        while (!busy.compareAndSet(id % BUFFERS, 0, 1)) {
+                            Thread.onSpinWait();
+                        }
+                        try {
+                            ByteBuffer b = bufs[id % BUFFERS];
+                            b.clear();
+                            if ((id & 1) == 0) {
+                                ch.read(b, (id % BUFFERS) * 4096L, ids[id], h);
+                            } else {
+                                ch.write(b, (id % BUFFERS) * 4096L, ids[id], h);
+                            }
+                        } catch (Throwable t) {
+                            calls.set(id, -1); // thrown at the call: no handler comes
+                            busy.set(id % BUFFERS, 0);
+                            ended.incrementAndGet();
+                        }
+                        while (issued.get() - ended.get() > 32 && !stop.get()) {
+                            Thread.onSpinWait();
+                        }
+                    }
+                });
+                issuers[w].start();
+            }
+            filler.join();
+            for (Thread t : issuers) {
+                t.join();
+            }
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+            while (ended.get() < issued.get() && System.nanoTime() - until < 0) {
+                Thread.sleep(50);
+            }
+            int missing = 0;
+            for (int i = 0; i < issued.get(); i++) {
+                missing += calls.get(i) == 0 ? 1 : 0;
+            }
+            System.out.println(round + "MISSING " + missing);
+            System.out.println(round + "TWICE " + twice.get());
+            CompletableFuture<Integer> later = new CompletableFuture<>();
+            ch.read(ByteBuffer.allocateDirect(4096), 0, null, TestFiles.into(later));
+            try {
+                System.out.println(round + "LATER HANDLER READ " + later.get(10, TimeUnit.SECONDS));
+            } catch (ExecutionException | TimeoutException e) {
+                System.out.println(round + "LATER HANDLER READ " + e);
+            }
+            try {
+                System.out.println(round + "LATER FUTURE READ " + ch.read(ByteBuffer.allocateDirect(4096), 4096)
+                        .get(10, TimeUnit.SECONDS));
+            } catch (ExecutionException | TimeoutException e) {
+                System.out.println(round + "LATER FUTURE READ " + e);
+            }
+            ch.close();
+            pool.shutdown();
+        }
+    }
+
+    /**
      * io_uring: an {@code OutOfMemoryError} on the loop's thread (injected where a write's completion is handled) while
      * a file's other writes wait for their turn behind its in-flight limit of 1: the write in flight and the three
      * waiting each fail, saying the loop failed (before, only the requests in the loop's slots were told: the waiting
