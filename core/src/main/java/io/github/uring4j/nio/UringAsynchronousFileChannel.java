@@ -615,7 +615,12 @@ public final class UringAsynchronousFileChannel extends AsynchronousFileChannel 
                     // The executor ran the task on the thread that gave it (a direct executor, a pool's
                     // CallerRunsPolicy): the event loop, which a handler that waits (for another operation of this
                     // channel, say) would stop for good. The library's pool runs it instead.
-                    DEFAULT_POOL.execute(() -> call(v, t));
+                    try {
+                        DEFAULT_POOL.execute(() -> call(v, t));
+                    } catch (RuntimeException | Error e) {
+                        called = false; // not handed over: whoever runs this again calls the handler
+                        throw e;
+                    }
                 } else {
                     call(v, t);
                 }
