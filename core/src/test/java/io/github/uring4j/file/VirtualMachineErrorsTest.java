@@ -91,15 +91,18 @@ class VirtualMachineErrorsTest {
     void aFullHeapOnTheLoopLeavesNoOperationWaiting() throws Exception {
         String text = ChildJvm.runMain(FullHeap.class, List.of("-Xmx32m"), 150, dir.toString());
         System.out.println(text);
-        for (int round = 0; round < FullHeap.ROUNDS; round++) {
-            String r = "ROUND " + round + " ";
-            assertTrue(text.contains(r + "PENDING 0\n"), text);
-            assertTrue(text.contains(r + "LATER WRITE ENDED"), text);
-            assertTrue(text.contains(r + "LATER OPEN ENDED"), text);
-            assertTrue(text.contains(r + "CLOSED"), text);
-            assertTrue(text.contains(r + "IN FLIGHT 0\n"), text);
-        }
+        assertEveryRound(text, FullHeap.ROUNDS, "PENDING 0\n", "LATER WRITE ENDED", "LATER OPEN ENDED", "CLOSED",
+                "IN FLIGHT 0\n");
         assertTrue(text.contains("FRESH WRITE: 4096\n"), text);
+    }
+
+    /** Each of {@code lines} was said in each of the child's {@code rounds}, after {@code "ROUND n "}. */
+    private static void assertEveryRound(String text, int rounds, String... lines) {
+        for (int round = 0; round < rounds; round++) {
+            for (String line : lines) {
+                assertTrue(text.contains("ROUND " + round + " " + line), text);
+            }
+        }
     }
 
     /** A thread (not started) that fills the heap until {@code OutOfMemoryError}, holds it two seconds, lets it go. */
@@ -133,6 +136,24 @@ class VirtualMachineErrorsTest {
         }
         System.out.flush();
         Runtime.getRuntime().halt(0);
+    }
+
+    /**
+     * A handler whose end, success or failure, is {@code end} of its attachment: it allocates nothing, so that what it
+     * records on a full heap is the library's doing.
+     */
+    static java.nio.channels.CompletionHandler<Integer, Integer> endedWith(java.util.function.IntConsumer end) {
+        return new java.nio.channels.CompletionHandler<>() {
+            @Override
+            public void completed(Integer n, Integer id) {
+                end.accept(id);
+            }
+
+            @Override
+            public void failed(Throwable t, Integer id) {
+                end.accept(id);
+            }
+        };
     }
 
     /** The child of {@link #aFullHeapOnTheLoopLeavesNoOperationWaiting}. */
@@ -265,23 +286,11 @@ class VirtualMachineErrorsTest {
             for (int i = 0; i < SLOTS; i++) {
                 bufs[i] = ByteBuffer.allocateDirect(4096);
             }
-            java.nio.channels.CompletionHandler<Integer, Integer> h = new java.nio.channels.CompletionHandler<>() {
-                @Override
-                public void completed(Integer n, Integer slot) {
-                    end(slot);
+            java.nio.channels.CompletionHandler<Integer, Integer> h = endedWith(slot -> {
+                if (told.incrementAndGet(slot) > issued[slot]) {
+                    twice.incrementAndGet();
                 }
-
-                @Override
-                public void failed(Throwable t, Integer slot) {
-                    end(slot);
-                }
-
-                private void end(int slot) {
-                    if (told.incrementAndGet(slot) > issued[slot]) {
-                        twice.incrementAndGet();
-                    }
-                }
-            };
+            });
             for (int round = 0; round < 3; round++) {
                 Thread filler = heapFiller();
                 filler.start();
@@ -353,13 +362,8 @@ class VirtualMachineErrorsTest {
     void aFullHeapLosesNoHandlerOfTheAsynchronousChannel() throws Exception {
         String text = ChildJvm.runMain(FullHeapHandlers.class, List.of("-Xmx32m"), 150, dir.toString());
         System.out.println(text);
-        for (int round = 0; round < FullHeapHandlers.ROUNDS; round++) {
-            String r = "ROUND " + round + " ";
-            assertTrue(text.contains(r + "MISSING 0\n"), text);
-            assertTrue(text.contains(r + "TWICE 0\n"), text);
-            assertTrue(text.contains(r + "LATER HANDLER READ 4096\n"), text);
-            assertTrue(text.contains(r + "LATER FUTURE READ 4096\n"), text);
-        }
+        assertEveryRound(text, FullHeapHandlers.ROUNDS, "MISSING 0\n", "TWICE 0\n", "LATER HANDLER READ 4096\n",
+                "LATER FUTURE READ 4096\n");
     }
 
     /** The child of {@link #aFullHeapLosesNoHandlerOfTheAsynchronousChannel}; records with atomics only. */
@@ -399,25 +403,13 @@ class VirtualMachineErrorsTest {
             for (int i = 0; i < OPS; i++) {
                 ids[i] = i;
             }
-            java.nio.channels.CompletionHandler<Integer, Integer> h = new java.nio.channels.CompletionHandler<>() {
-                @Override
-                public void completed(Integer n, Integer id) {
-                    end(id);
+            java.nio.channels.CompletionHandler<Integer, Integer> h = endedWith(id -> {
+                if (calls.incrementAndGet(id) > 1) {
+                    twice.incrementAndGet();
                 }
-
-                @Override
-                public void failed(Throwable t, Integer id) {
-                    end(id);
-                }
-
-                private void end(int id) {
-                    if (calls.incrementAndGet(id) > 1) {
-                        twice.incrementAndGet();
-                    }
-                    busy.set(id % BUFFERS, 0);
-                    ended.incrementAndGet();
-                }
-            };
+                busy.set(id % BUFFERS, 0);
+                ended.incrementAndGet();
+            });
             java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
             Thread filler = new Thread(() -> {
                 List<Object> hog = new ArrayList<>(100_000);
