@@ -115,9 +115,14 @@ public final class CpuCaches {
         return Math.max(1, n);
     }
 
+    /**
+     * Read with {@code java.io}, not {@code Files}: with uring4j as the default provider, {@code Files} read through
+     * its own drop-in channel, whose first ring call on a virtual thread builds the default executor, which asks here
+     * (found by a hostile probe: a recursion that ended in {@code StackOverflowError} on a full heap).
+     */
     private static String text(Path p) {
-        try {
-            return Files.isReadable(p) ? Files.readString(p).trim() : null;
+        try (java.io.FileInputStream in = new java.io.FileInputStream(p.toFile())) {
+            return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII).trim();
         } catch (IOException | RuntimeException e) {
             return null;
         }
