@@ -120,6 +120,7 @@ public final class IoExecutor implements AutoCloseable {
     private final Cleaner.Cleanable cleanable;
 
     private IoExecutor(Builder b) throws IOException {
+        io.github.uring4j.engine.Preload.engine(); // now, while the heap has room: see Preload
         this.name = b.name != null ? b.name : "uring4j-" + EXECUTORS.incrementAndGet();
         this.futureExecutor = Handoff.to(b.futureExecutor);
         this.waitSpinNanos = b.waitSpinNanos;

@@ -294,10 +294,63 @@ public final class LeanCalls {
     }
 
     public static int close(MemorySegment capture, int fd) {
+        for (int tries = 0;; tries++) {
+            try {
+                ERRNO_HANDLE.set(capture, 0L, NOT_CALLED);
+            } catch (OutOfMemoryError e) {
+                waitForMemory(tries, e);
+                continue;
+            }
+            try {
+                return result((int) CLOSE.MH.invokeExact(capture, fd), capture);
+            } catch (OutOfMemoryError e) {
+                // Thrown before the call (its check of the capture segment makes a slice, when interpreted: seen on
+                // a full heap), the descriptor is still open and nothing else would close it: the call is made again
+                // once there is memory. Thrown after it, the descriptor is closed: made again, the call could close
+                // another file's descriptor that took the number meanwhile.
+                if (made(capture, tries, e)) {
+                    return 0; // closed (its result is lost)
+                }
+                waitForMemory(tries, e);
+            } catch (Throwable t) {
+                throw linkage(t);
+            }
+        }
+    }
+
+    /**
+     * Whether the call whose capture was set to {@link #NOT_CALLED} was made: the read of the capture is made again
+     * after an {@code OutOfMemoryError} of its own (the access, interpreted, can need memory: seen on a full heap).
+     */
+    private static boolean made(MemorySegment capture, int tries, OutOfMemoryError e) {
+        for (int t = tries;; t++) {
+            try {
+                return errno(capture) != NOT_CALLED;
+            } catch (OutOfMemoryError again) {
+                waitForMemory(t, e);
+            }
+        }
+    }
+
+    /** An {@code errno} no call sets: written to a capture before a call, still there if it was never made. */
+    private static final int NOT_CALLED = Integer.MIN_VALUE;
+
+    /**
+     * After the {@code tries}-th {@code OutOfMemoryError} {@code e} of a call that must be made: waits 10 ms, or throws
+     * {@code e} once it has been tried for ten seconds.
+     */
+    private static void waitForMemory(int tries, OutOfMemoryError e) {
+        if (tries >= 1000) {
+            throw e;
+        }
         try {
-            return result((int) CLOSE.MH.invokeExact(capture, fd), capture);
-        } catch (Throwable t) {
-            throw linkage(t);
+            java.util.concurrent.locks.LockSupport.parkNanos(10_000_000L);
+        } catch (Throwable parkFailed) {
+            // on a full heap even the park may throw: wait without it
+            long until = System.nanoTime() + 10_000_000L;
+            while (System.nanoTime() - until < 0) {
+                Thread.onSpinWait();
+            }
         }
     }
 

@@ -193,7 +193,16 @@ final class MappedReads {
                     Thread.yield(); // a copy of at most 256 KiB, or a reader preempted in one
                 }
             }
-            arena.close();
+            for (int tries = 0;; tries++) {
+                try {
+                    arena.close(); // ours alone now: a later unmap returns above, so this one must not give up early
+                    return;
+                } catch (OutOfMemoryError e) {
+                    if (!io.github.uring4j.engine.FullHeap.waitForMemory(tries)) {
+                        throw e;
+                    }
+                }
+            }
         }
     }
 }

@@ -213,6 +213,26 @@ public final class UringFiles {
      * the program's first path: the first lambda of a fresh JVM spins the method handles' classes (5 ms there), which
      * this thread pays instead, beside the program.
      */
+    /**
+     * The classes of the drop-ins that a program's calls first initialise, initialised by the early thread while the
+     * heap has room (see {@link io.github.uring4j.engine.Preload}).
+     */
+    static final String[] CHANNEL_CLASSES = {
+        "io.github.uring4j.nio.Opening$1",
+        "io.github.uring4j.nio.FileChannelOutputStream",
+        "io.github.uring4j.nio.FileChannelInputStream",
+        "io.github.uring4j.nio.ChannelTransfers",
+        "io.github.uring4j.nio.CarrierStalls",
+        "io.github.uring4j.nio.UringFileChannel$Engine",
+        "io.github.uring4j.nio.UringFileChannel$RingUse",
+        "io.github.uring4j.nio.UringFileChannel$Lock",
+        "io.github.uring4j.nio.UringFileChannel$Waiter",
+        "io.github.uring4j.nio.UringAsynchronousFileChannel",
+        "io.github.uring4j.nio.UringAsynchronousFileChannel$Op",
+        "io.github.uring4j.nio.UringAsynchronousFileChannel$Lock",
+        "io.github.uring4j.nio.HandlerDispatch",
+    };
+
     private static void link() {
         lookOnce();
         if (nativeProblem == null) {
@@ -222,6 +242,8 @@ public final class UringFiles {
             } catch (IllegalAccessException | RuntimeException | LinkageError e) {
                 // the first open initializes it, and says what went wrong
             }
+            io.github.uring4j.engine.Preload.engine();
+            io.github.uring4j.engine.Preload.classes(CHANNEL_CLASSES);
             if (RINGS.compareAndSet(false, true)) {
                 startRings();
             }

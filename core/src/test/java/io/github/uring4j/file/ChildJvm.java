@@ -5,7 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** Starts {@link ChildMain} in a new JVM (this JVM's java, this class path), optionally under a wrapper command. */
-final class ChildJvm {
+public final class ChildJvm {
     private ChildJvm() {
     }
 
@@ -32,7 +32,7 @@ final class ChildJvm {
      * Runs {@code main} (a class of the tests) in a child JVM with native access and {@code jvmArgs}, for at most
      * {@code seconds}: what it printed. Fails unless it ended by itself with status 0.
      */
-    static String runMain(Class<?> main, List<String> jvmArgs, long seconds, String... args) throws Exception {
+    public static String runMain(Class<?> main, List<String> jvmArgs, long seconds, String... args) throws Exception {
         List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
                 "--enable-native-access=ALL-UNNAMED"));
         cmd.addAll(jvmArgs);
