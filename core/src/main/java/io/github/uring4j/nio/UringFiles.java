@@ -209,11 +209,6 @@ public final class UringFiles {
     }
 
     /**
-     * Links the calls and starts the rings. No lambda on the way here from the provider's constructor, which runs at
-     * the program's first path: the first lambda of a fresh JVM spins the method handles' classes (5 ms there), which
-     * this thread pays instead, beside the program.
-     */
-    /**
      * The classes of the drop-ins that a program's calls first initialise, initialised by the early thread while the
      * heap has room (see {@link io.github.uring4j.engine.Preload}).
      */
@@ -233,6 +228,11 @@ public final class UringFiles {
         "io.github.uring4j.nio.HandlerDispatch",
     };
 
+    /**
+     * Links the calls and starts the rings. No lambda on the way here from the provider's constructor, which runs at
+     * the program's first path: the first lambda of a fresh JVM spins the method handles' classes (5 ms there), which
+     * this thread pays instead, beside the program.
+     */
     private static void link() {
         lookOnce();
         if (nativeProblem == null) {
