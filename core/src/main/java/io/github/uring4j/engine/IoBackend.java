@@ -70,6 +70,14 @@ public interface IoBackend {
     }
 
     /**
+     * Whether the calling thread itself ends the close of {@code h} once the client code it runs now returns: a wait
+     * there for that close would never end.
+     */
+    default boolean endsCloseOnReturn(FileHandle h) {
+        return false;
+    }
+
+    /**
      * Waits for {@code done} (a close) unless a thread that must complete it is kept from its work: an event loop
      * that has not turned for two seconds, held by code of the client's that blocks it (a completion handler or a
      * continuation waiting for something) or by a system call that does not return. Returns null once {@code done}

@@ -813,9 +813,9 @@ public final class AsyncFile implements AutoCloseable {
     /**
      * {@link #closeAsync()} and waits, unless called on an event loop thread (from a completion, of any executor),
      * where waiting would stop the loop that closes the file or could wait for a loop that waits for this one, or
-     * from a completion the close itself runs (on the threads backend
-     * the thread that closes the file tells its operations that they failed): there it returns once the close is
-     * under way. It waits for the close
+     * from a completion the close itself runs (on the threads backend the thread that closes the file tells its
+     * operations that they failed, or, when the file's last call was ending as the close came, tells that call's
+     * result and then closes the file): there it returns once the close is under way. It waits for the close
      * itself, not for the {@linkplain IoExecutor.Builder#futureExecutor future executor} to complete the future, so
      * a stage running there may close a file. Nor does it wait for ever for an event loop that code of yours keeps
      * from its work (a completion handler or continuation that blocks it): once that loop has not turned for two
@@ -826,11 +826,12 @@ public final class AsyncFile implements AutoCloseable {
     public void close() throws IOException {
         CompletableFuture<Void> f = closeAsync();
         Thread me = Thread.currentThread();
-        if (closingThread == me || io.github.uring4j.engine.uring.UringBackend.onAnyLoop()) {
+        if (closingThread == me || io.github.uring4j.engine.uring.UringBackend.onAnyLoop()
+                || backend.endsCloseOnReturn(handle)) {
             // a completion the close itself runs (on the threads backend the closing thread tells the file's
-            // operations that they failed), or an event loop of any executor: waiting here would wait for the close
-            // this thread is making, or for a loop that may be waiting for this one (two loops closing each other's
-            // files)
+            // operations that they failed, and the worker of the file's last call tells it, then ends the close), or
+            // an event loop of any executor: waiting here would wait for the close this thread is making, or for a
+            // loop that may be waiting for this one (two loops closing each other's files)
             return;
         }
         if (f instanceof CloseFuture c) {

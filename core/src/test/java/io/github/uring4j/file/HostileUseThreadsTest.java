@@ -8,11 +8,14 @@ import io.github.uring4j.linux.ForwardingSyscalls;
 import io.github.uring4j.linux.Uapi;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
+import java.nio.channels.CompletionHandler;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -82,6 +85,89 @@ class HostileUseThreadsTest extends HostileUseContract {
                 assertEquals("hello", StandardCharsets.US_ASCII.decode(first.flip()).toString());
             }
             assertTrue(read.isDone());
+        }
+    }
+
+    /**
+     * A close that comes as the file's last call is ending (its system call returned, its end not yet through the
+     * file's lock: made certain here by holding that lock, which the close takes again on the same thread), where that
+     * call's handler closes the file: the worker tells the call first, then ends the close, so the handler's
+     * {@code close()} must not wait for it. Before, it waited for ever, and so did every other caller of the file's
+     * close (found by the hostile stress test: a worker and the test's threads all waiting in {@code close()}).
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aHandlerClosingItsFileAsItsLastCallEndsDoesNotWaitForItself() throws Exception {
+        Path p = dir.resolve("lastCall");
+        Files.write(p, TestFiles.pattern(4096, 3));
+        AtomicBoolean armed = new AtomicBoolean();
+        AtomicReference<Thread> worker = new AtomicReference<>();
+        CountDownLatch inCall = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        ForwardingSyscalls sys = new ForwardingSyscalls() {
+            @Override
+            public long pread(int fd, MemorySegment buf, long count, long offset) {
+                if (armed.compareAndSet(true, false)) {
+                    worker.set(Thread.currentThread());
+                    inCall.countDown();
+                    try {
+                        release.await(30, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                return super.pread(fd, buf, count, offset);
+            }
+        };
+        try (IoExecutor io = IoExecutor.builder().backend(Backend.THREADS).syscalls(sys).build()) {
+            AsyncFile f = AsyncFile.open(io, p, StandardOpenOption.READ).get(10, TimeUnit.SECONDS);
+            CompletableFuture<Integer> told = new CompletableFuture<>();
+            CompletableFuture<Boolean> closedBeforeTold = new CompletableFuture<>();
+            CompletableFuture<String> handlerClose = new CompletableFuture<>();
+            armed.set(true);
+            f.read(ByteBuffer.allocateDirect(4096), 0, null, new CompletionHandler<Integer, Void>() {
+                @Override
+                public void completed(Integer n, Void att) {
+                    told.complete(n);
+                    closeFromHere();
+                }
+
+                @Override
+                public void failed(Throwable exc, Void att) {
+                    told.completeExceptionally(exc);
+                    closeFromHere();
+                }
+
+                private void closeFromHere() {
+                    closedBeforeTold.complete(f.closeAsync().isDone()); // the close under way: the same future
+                    try {
+                        f.close();
+                        handlerClose.complete("returned");
+                    } catch (Throwable e) {
+                        handlerClose.completeExceptionally(e);
+                    }
+                }
+            });
+            assertTrue(inCall.await(10, TimeUnit.SECONDS), "the read never reached its system call");
+            Thread w = worker.get();
+            CompletableFuture<Void> closing;
+            synchronized (f.handle) {
+                release.countDown();
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (w.getState() != Thread.State.BLOCKED) { // the read's end, waiting for the file's lock
+                    assertTrue(System.nanoTime() < deadline, "the worker never came to the file's lock: " + w.getState());
+                    Thread.onSpinWait();
+                }
+                closing = f.closeAsync();
+                assertFalse(closing.isDone(), "the close ended while the read's end was still to come");
+            }
+            assertEquals("returned", handlerClose.get(10, TimeUnit.SECONDS),
+                    "the handler's close() waited for the close its own thread ends after it");
+            assertEquals(4096, told.get(10, TimeUnit.SECONDS), "the read, told its own result");
+            assertFalse(closedBeforeTold.get(), "the close ended before the file's last call was told");
+            closing.get(10, TimeUnit.SECONDS);
+            assertFalse(f.isOpen());
+            f.close(); // and returns
         }
     }
 }

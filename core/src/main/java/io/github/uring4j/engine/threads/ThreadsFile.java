@@ -26,6 +26,12 @@ final class ThreadsFile extends FileHandle {
     /** The file's close, waiting for the calls still running to return (at most the close wait). */
     Task pendingClose;
     /**
+     * The worker telling the client of the file's last call, which then closes the descriptor and ends the file's
+     * close; null otherwise. That client's handler, closing the file, must not wait for the close: the thread that
+     * ends it is its own.
+     */
+    volatile Thread closesAfterTelling;
+    /**
      * How a read of a pipe, FIFO, socket or device waits without taking bytes it may not deliver
      * ({@link NativeCalls}): {@link #NOWAIT} until the descriptor refuses {@code RWF_NOWAIT}, then {@link #POLL},
      * and {@link #BLOCKING} when it cannot count its bytes either.
