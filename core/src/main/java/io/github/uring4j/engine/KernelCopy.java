@@ -21,10 +21,13 @@ import java.util.function.BooleanSupplier;
  * {@link #PIECE} of the range at its own offsets: the calling thread and up to {@link #STREAMS}{@code - 1} helpers.
  * One call copies a piece at a time and waits for each read of the source from the device; several keep the device
  * busy. A source that is mostly in the page cache is not split (the copy is then bound by the CPU's memory copy
- * and the target's inode lock, and splitting it bought nothing). Measured on the development machine (2 cores,
- * virtio disk), a 256 MiB file, five copies each, median (range): from the device, one thread 1.35 GB/s (0.85–1.54),
- * two 1.33 (1.31–1.64), four 1.57 (1.49–1.68); from the page cache, one 3.06 (2.21–3.42), two 2.98 (2.52–3.42),
- * four 2.92 (2.51–3.15).
+ * and the target's inode lock, and splitting it bought nothing), nor one whose first piece, copied by the caller
+ * alone, used the CPU more than it waited for the device. Measured on the development machine (2 cores, virtio
+ * disk), a 256 MiB file, five copies each, median (range): from the device, one thread 1.35 GB/s (0.85–1.54), two
+ * 1.33 (1.31–1.64), four 1.57 (1.49–1.68); from the page cache, one 3.06 (2.21–3.42), two 2.98 (2.52–3.42), four
+ * 2.92 (2.51–3.15). On a host of the same kind whose disk read faster, eight copies from the device each: one
+ * thread 2.79, two 2.46, four 2.48, the JDK's single call 2.87; the first piece's thread was on the CPU 64–71% of
+ * its time there, so that host now copies on one thread.
  *
  * <p>The helpers use the caller's descriptors: {@link #copy} returns only when every helper has stopped, even when
  * the caller is interrupted (its interrupt status is kept), so a caller that holds the descriptors open for the call
@@ -92,15 +95,15 @@ public final class KernelCopy {
 
     /**
      * As {@link #copy(int, long, int, long, long)}, in pieces of {@code piece} bytes on {@code streams} threads;
-     * {@code cachedWhole}: a source mostly in the page cache is left whole.
+     * {@code judge}: a source mostly in the page cache is left whole, and one whose first piece the CPU rather than
+     * the device bounded is copied by the caller alone (else the pieces are always shared out).
      */
-    static Result copy(int in, long inPos, int out, long outPos, long count, long piece, int streams,
-            boolean cachedWhole) {
-        return copy(in, inPos, out, outPos, count, piece, streams, cachedWhole, () -> false);
+    static Result copy(int in, long inPos, int out, long outPos, long count, long piece, int streams, boolean judge) {
+        return copy(in, inPos, out, outPos, count, piece, streams, judge, () -> false);
     }
 
     private static Result copy(int in, long inPos, int out, long outPos, long count, long piece, int streams,
-            boolean cachedWhole, BooleanSupplier stopped) {
+            boolean judge, BooleanSupplier stopped) {
         if (piece <= 0 || streams <= 0 || count < 0) {
             throw new IllegalArgumentException("piece " + piece + ", streams " + streams + ", count " + count);
         }
@@ -120,13 +123,16 @@ public final class KernelCopy {
             long have = Math.min(count, Math.max(0, src.size() - inPos));
             targetSize = dst.size();
             // Only where the target grows: a copy that stops early is then undone past what it reports (below).
-            if (have < 2 * piece || outPos < targetSize || cachedWhole && cached(capture, a, in, inPos, have)) {
+            if (have < 2 * piece || outPos < targetSize || judge && cached(capture, a, in, inPos, have)) {
                 return null;
             }
         }
         Range r = new Range(in, inPos, out, outPos, count, piece, stopped);
         long pieces = (count + piece - 1) / piece;
         int helpers = (int) Math.min(streams - 1, Math.max(0, pieces - 1));
+        if (helpers > 0 && judge && !deviceBound(r)) {
+            helpers = 0;
+        }
         CountDownLatch helpersDone = new CountDownLatch(helpers);
         for (int i = 0; i < helpers; i++) {
             try {
@@ -153,6 +159,31 @@ public final class KernelCopy {
             shrink(out, Math.max(targetSize, outPos + result.copied()));
         }
         return result;
+    }
+
+    /**
+     * Copies the range's first piece on the calling thread and says whether that copy waited for the device more
+     * than it used the CPU: only then do more threads help (they keep the device busy), since a copy the CPU bounds
+     * only loses by them (on a host whose disk reads 2.8 GB/s, a 256 MiB copy from the device made 2.79 GB/s on one
+     * thread and 2.46-2.48 on two or four, where the JDK's one call made 2.87; on a host whose disk read 1.35 GB/s,
+     * four threads made 1.57). Where the thread's CPU time cannot be had, it says true.
+     */
+    private static boolean deviceBound(Range r) {
+        long cpu0 = threadCpuNanos();
+        long t0 = System.nanoTime();
+        r.work(1);
+        long wall = System.nanoTime() - t0;
+        long cpu1 = threadCpuNanos();
+        return cpu0 < 0 || cpu1 < 0 || (cpu1 - cpu0) * 2 < wall;
+    }
+
+    /** The calling thread's CPU time, or -1 where the JVM cannot say (a virtual thread's). */
+    private static long threadCpuNanos() {
+        try {
+            return java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
+        } catch (UnsupportedOperationException | SecurityException e) {
+            return -1;
+        }
     }
 
     /** Truncates the file to {@code size} if it is longer (best effort: a failure leaves it as it is). */
@@ -218,17 +249,22 @@ public final class KernelCopy {
         }
 
         /**
-         * Copies pieces until none is left or the copy stopped before the next. Throws nothing: whatever goes wrong
-         * (a native call that cannot be made, no memory) stops the copy where this thread was, as an error would, so
-         * no piece it took is counted as copied; the caller goes on from there on its own and meets the cause again.
+         * Copies pieces until none is left, the copy stopped before the next, or {@code most} pieces were taken.
+         * Throws nothing: whatever goes wrong (a native call that cannot be made, no memory) stops the copy where this
+         * thread was, as an error would, so no piece it took is counted as copied; the caller goes on from there on
+         * its own and meets the cause again.
          */
         void work() {
+            work(Long.MAX_VALUE);
+        }
+
+        void work(long most) {
             long start = -1;
             long done = 0;
             try (Arena a = Arena.ofConfined()) {
                 MemorySegment capture = LeanCalls.allocateCapture(a);
                 MemorySegment offsets = a.allocate(16, 8);
-                while ((start = next.getAndAdd(piece)) < stop) {
+                for (long taken = 0; taken < most && (start = next.getAndAdd(piece)) < stop; taken++) {
                     if (stopped.getAsBoolean()) {
                         stopAt(start, Errno.ECANCELED);
                         return;
