@@ -319,7 +319,9 @@ public final class IoExecutor implements AutoCloseable {
      * The JMX object name of this executor's {@link IoExecutorMXBean} ({@code io.github.uring4j:type=IoExecutor,
      * name="..."}), or empty when it is not registered: it could not be (the name was taken by other code, such as
      * another class loader's copy of uring4j), or the executor is closed. The bean itself is registered by a background
-     * thread a few milliseconds after {@code build()} (see {@link IoExecutorMXBean}); this waits for that.
+     * thread a few milliseconds after {@code build()} where the platform MBean server runs, else once it does or five
+     * seconds after the library's first registration (see {@link IoExecutorMXBean}); this registers it now (starting
+     * the server) and waits for that.
      */
     public Optional<String> jmxName() {
         return Jmx.registered(mbean) ? Optional.of(mbean) : Optional.empty();

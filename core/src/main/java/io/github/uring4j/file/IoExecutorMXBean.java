@@ -5,7 +5,10 @@ package io.github.uring4j.file;
  * {@code io.github.uring4j:type=IoExecutor,name=<executor name>}: its name is reserved when the executor is built, and
  * a daemon thread of the library registers it right after (the platform MBean server takes a tenth of a second or more
  * to start in a fresh JVM, which {@code build()} does not wait for) and unregisters it right after the close: a
- * client that asks at once may not find it yet, or still find it, for a few milliseconds.
+ * client that asks at once may not find it yet, or still find it, for a few milliseconds. In a program's first five
+ * seconds the library does not start the platform MBean server for it: the bean is registered within a quarter of a
+ * second of the server's start by the program or a monitoring tool, or after those five seconds
+ * ({@link IoExecutor#jmxName()} registers it at once).
  */
 public interface IoExecutorMXBean {
     /** The executor's name (its threads' prefix). */

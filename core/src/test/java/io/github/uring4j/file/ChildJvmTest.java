@@ -185,6 +185,22 @@ class ChildJvmTest {
      * initialise for the JVM's life: the program's {@code getPlatformMBeanServer()} threw
      * {@code NoClassDefFoundError}; found by a hostile probe).
      */
+    /**
+     * A program that has not asked for the platform MBean server does not have it started by uring4j in its first
+     * seconds (it cost a fresh JVM a quarter of a second of CPU beside the program's start); once the program asks
+     * for it, the executor's view is there within a second.
+     */
+    @Test
+    void theJmxViewWaitsForTheServerInAProgramsFirstSeconds() throws Exception {
+        Process p = ChildJvm.start(List.of(), List.of(), "jmxDeferred", dir.toString());
+        List<String> out = output(p, 60);
+        assertEquals(0, p.exitValue(), out.toString());
+        assertTrue(out.contains("SERVERS 0"), "an MBean server was started for the view: " + out);
+        String line = out.stream().filter(l -> l.startsWith("REGISTERED ")).findFirst().orElseThrow();
+        assertTrue(line.startsWith("REGISTERED true"), line);
+        assertTrue(Long.parseLong(line.split(" ")[3]) < 1000, line);
+    }
+
     @Test
     void aJmxRegistrationAtTheDescriptorLimitWaitsInsteadOfBreakingJmx() throws Exception {
         assumePrlimit("--nofile=256:256");

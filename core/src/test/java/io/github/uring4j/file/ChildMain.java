@@ -28,6 +28,7 @@ public final class ChildMain {
             case "exitNap" -> exitNap(Path.of(args[1]));
             case "exitInCompletion" -> exitInCompletion(Path.of(args[1]));
             case "jmxAtTheLimit" -> jmxAtTheLimit();
+            case "jmxDeferred" -> jmxDeferred(Path.of(args[1]));
             case "writesBesideAWaitingJmxView" -> writesBesideAWaitingJmxView(Path.of(args[1]));
             case "virtualThreadAtTheLimit" -> virtualThreadAtTheLimit(Path.of(args[1]), args.length > 2);
             case "defaultExecutorClosed" -> defaultExecutorClosed(Path.of(args[1]));
@@ -516,6 +517,29 @@ public final class ChildMain {
     /** A bean of {@link #jmxAtTheLimit}. */
     public interface ProbeMXBean {
         int getValue();
+    }
+
+    /**
+     * An executor whose view is asked for at once, in a program that has not asked for the platform MBean server:
+     * one second later no MBean server runs ({@code SERVERS n}); once the program asks for it, the view is registered
+     * within a few looks ({@code REGISTERED true after n ms}).
+     */
+    static void jmxDeferred(Path dir) throws Exception {
+        try (IoExecutor io = IoExecutor.builder().loops(1).name("deferred-view").build();
+                AsyncFile f = AsyncFile.open(io, dir.resolve("jmx-deferred"), StandardOpenOption.CREATE,
+                        StandardOpenOption.WRITE).join()) {
+            f.write(java.nio.ByteBuffer.wrap(new byte[] {1}), 0).join();
+            Thread.sleep(1000);
+            System.out.println("SERVERS " + javax.management.MBeanServerFactory.findMBeanServer(null).size());
+            javax.management.MBeanServer server = java.lang.management.ManagementFactory.getPlatformMBeanServer();
+            javax.management.ObjectName name = new javax.management.ObjectName("io.github.uring4j:type=IoExecutor,*");
+            long t0 = System.nanoTime();
+            while (server.queryNames(name, null).isEmpty() && System.nanoTime() - t0 < 3_000_000_000L) {
+                Thread.sleep(10);
+            }
+            System.out.println("REGISTERED " + !server.queryNames(name, null).isEmpty() + " after "
+                    + (System.nanoTime() - t0) / 1_000_000 + " ms");
+        }
     }
 
     /**
