@@ -778,7 +778,7 @@ public final class AsyncFile implements AutoCloseable {
                 closeFuture = CompletableFuture.completedFuture(null);
                 return closeFuture;
             }
-            CompletableFuture<Void> done = new CloseFuture(executor);
+            CompletableFuture<Void> done = new CloseFuture(executor, handle);
             closeFuture = done;
             Request r = backend.acquire();
             r.kind = Request.CLOSE;
@@ -804,9 +804,27 @@ public final class AsyncFile implements AutoCloseable {
     /** The future of a close, and the close's own end as the loop saw it, which {@link #close()} waits for. */
     static final class CloseFuture extends OpFuture<Void> {
         final CompletableFuture<Void> settled = new CompletableFuture<>();
+        private final IoBackend backend;
+        private final FileHandle handle;
 
-        CloseFuture(IoExecutor executor) {
+        CloseFuture(IoExecutor executor, FileHandle handle) {
             super(executor, null, 0);
+            this.backend = executor.backend;
+            this.handle = handle;
+        }
+
+        /**
+         * Also refused: a wait on the thread that ends this close once the code it runs returns (a handler of the
+         * file's last call on the threads backend, see {@link AsyncFile#close()}), which would wait for ever.
+         */
+        @Override
+        void checkMayWait() {
+            super.checkMayWait();
+            if (!isDone() && backend.endsCloseOnReturn(handle)) {
+                throw new IllegalStateException("waiting for the close of " + handle.path + " on "
+                        + Thread.currentThread().getName() + ", the thread that ends it once this code returns, would"
+                        + " wait for ever: call close(), which returns there, or chain the next step");
+            }
         }
     }
 

@@ -72,7 +72,8 @@ class OpFuture<T> extends CompletableFuture<T> {
         return super.cancel(mayInterruptIfRunning);
     }
 
-    private void checkMayWait() {
+    /** Refuses a wait that would wait for ever (see the class's comment). */
+    void checkMayWait() {
         if (!isDone() && Waits.mayNotWait(backend)) {
             throw new IllegalStateException("waiting for an uring4j operation on the event loop thread "
                     + Thread.currentThread().getName() + " would stop that loop (the one that completes it, or one"

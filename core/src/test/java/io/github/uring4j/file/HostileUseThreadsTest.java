@@ -92,7 +92,7 @@ class HostileUseThreadsTest extends HostileUseContract {
      * A close that comes as the file's last call is ending (its system call returned, its end not yet through the
      * file's lock: made certain here by holding that lock, which the close takes again on the same thread), where that
      * call's handler closes the file: the worker tells the call first, then ends the close, so the handler's
-     * {@code close()} must not wait for it. Before, it waited for ever, and so did every other caller of the file's
+     * {@code close()} must not wait for it, and a {@code join()} of the close there fails at once. Before, it waited for ever, and so did every other caller of the file's
      * close (found by the hostile stress test: a worker and the test's threads all waiting in {@code close()}).
      */
     @Test
@@ -124,6 +124,7 @@ class HostileUseThreadsTest extends HostileUseContract {
             CompletableFuture<Integer> told = new CompletableFuture<>();
             CompletableFuture<Boolean> closedBeforeTold = new CompletableFuture<>();
             CompletableFuture<String> handlerClose = new CompletableFuture<>();
+            CompletableFuture<String> handlerJoin = new CompletableFuture<>();
             armed.set(true);
             f.read(ByteBuffer.allocateDirect(4096), 0, null, new CompletionHandler<Integer, Void>() {
                 @Override
@@ -140,6 +141,14 @@ class HostileUseThreadsTest extends HostileUseContract {
 
                 private void closeFromHere() {
                     closedBeforeTold.complete(f.closeAsync().isDone()); // the close under way: the same future
+                    try {
+                        f.closeAsync().join();
+                        handlerJoin.complete("returned");
+                    } catch (IllegalStateException e) {
+                        handlerJoin.complete("refused: " + e.getMessage());
+                    } catch (Throwable e) {
+                        handlerJoin.completeExceptionally(e);
+                    }
                     try {
                         f.close();
                         handlerClose.complete("returned");
@@ -161,6 +170,9 @@ class HostileUseThreadsTest extends HostileUseContract {
                 closing = f.closeAsync();
                 assertFalse(closing.isDone(), "the close ended while the read's end was still to come");
             }
+            String joined = handlerJoin.get(10, TimeUnit.SECONDS);
+            assertTrue(joined.startsWith("refused: ") && joined.contains("would wait for ever"),
+                    "a join of the close there, which would wait for ever, is refused: " + joined);
             assertEquals("returned", handlerClose.get(10, TimeUnit.SECONDS),
                     "the handler's close() waited for the close its own thread ends after it");
             assertEquals(4096, told.get(10, TimeUnit.SECONDS), "the read, told its own result");
