@@ -16,6 +16,7 @@ public final class Preload {
     /** Classes of the engine and the layers below it that operations first initialise. */
     private static final String[] ENGINE = {
         "io.github.uring4j.engine.Memory",
+        "io.github.uring4j.engine.PathBytes",
         "io.github.uring4j.engine.Memory$Base",
         "io.github.uring4j.engine.KernelCopy",
         "io.github.uring4j.engine.OpenSpec",
@@ -29,6 +30,7 @@ public final class Preload {
         "io.github.uring4j.linux.IoUringCqe",
         "io.github.uring4j.linux.Statx",
         "io.github.uring4j.linux.LeanCalls$FSYNC",
+        "io.github.uring4j.linux.LeanCalls$LSEEK",
         "io.github.uring4j.linux.LeanCalls$FDATASYNC",
         "io.github.uring4j.linux.LeanCalls$COPY_FILE_RANGE",
         "io.github.uring4j.linux.LeanCalls$FSTATFS",

@@ -226,6 +226,9 @@ public final class UringFiles {
         "io.github.uring4j.nio.UringAsynchronousFileChannel$Op",
         "io.github.uring4j.nio.UringAsynchronousFileChannel$Lock",
         "io.github.uring4j.nio.HandlerDispatch",
+        "io.github.uring4j.nio.Call",
+        "io.github.uring4j.nio.Counters",
+        "io.github.uring4j.nio.PositionLock",
     };
 
     /**
