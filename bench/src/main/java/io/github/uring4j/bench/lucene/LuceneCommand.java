@@ -91,6 +91,26 @@ public final class LuceneCommand implements Callable<Integer> {
         Map<String, List<Run>> runs = new LinkedHashMap<>(); // by provider and directory: "builtin provider|nio"
         Map<String, List<String>> expected = new LinkedHashMap<>(); // by directory
         long start = System.nanoTime();
+        // Every run's index stays until the last run has ended. Deleted right after its run, the next run paid for it:
+        // ext4 passes over the inodes deleted in the last minutes when it allocates one, and 3,000 files made with
+        // Files.newOutputStream took 90 ms or 2.9 s depending on the deletions before (either provider alike; in a
+        // profile of indexing, opening new files took 2.4 times as long in the run that followed a deletion). With
+        // the indexes deleted between runs, indexing on the provider ran at 0.85-0.91 times the built-in provider's
+        // rate in four runs of this command (NIOFS and MMap rows); with all of them kept, at 0.89-1.08 in two, and at
+        // 1.07 in six runs by hand after a minute without deletions (medians): the rows still move by a tenth.
+        List<Path> made = new ArrayList<>();
+        try {
+            runAll(runs, expected, made, warm, start);
+        } finally {
+            for (Path p : made) {
+                io.github.uring4j.bench.common.Trees.delete(p);
+            }
+        }
+        return rows(runs);
+    }
+
+    private void runAll(Map<String, List<Run>> runs, Map<String, List<String>> expected, List<Path> made, int warm,
+            long start) throws Exception {
         for (int round = 0; round < rounds; round++) {
             List<String> order = round % 2 == 0 ? List.of(BUILTIN, URING) : List.of(URING, BUILTIN);
             for (List<String> kinds : oneJvm ? List.of(KINDS) : KINDS.stream().map(List::of).toList()) {
@@ -100,8 +120,10 @@ public final class LuceneCommand implements Callable<Integer> {
                         System.err.printf(Locale.ROOT, "lucene: %.0fs elapsed, round %d of %d, %s, %s: %,d documents%n",
                                 (System.nanoTime() - start) / 1e9, round + 1, rounds, which, names, docs);
                     }
-                    Run r = child(which, kinds, dir.resolve("r" + round + "-" + String.join("-", kinds) + "-"
-                            + (which.equals(URING) ? "uring4j" : "builtin")), warm);
+                    Path indexDir = dir.resolve("r" + round + "-" + String.join("-", kinds) + "-"
+                            + (which.equals(URING) ? "uring4j" : "builtin"));
+                    made.add(indexDir);
+                    Run r = child(which, kinds, indexDir, warm);
                     for (String kind : kinds) {
                         List<String> got = r.results.stream().filter(l -> l.startsWith(kind + " ")).toList();
                         List<String> want = expected.putIfAbsent(kind, got);
@@ -115,6 +137,10 @@ public final class LuceneCommand implements Callable<Integer> {
                 }
             }
         }
+    }
+
+    /** The median rows of the runs. */
+    private List<Result> rows(Map<String, List<Run>> runs) {
         List<Result> rows = new ArrayList<>();
         for (String kind : KINDS) {
             String directory = directory(kind);
@@ -173,12 +199,7 @@ public final class LuceneCommand implements Callable<Integer> {
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), LuceneWorkload.class.getName(),
                 indexDir.toString(), String.valueOf(docs), String.valueOf(SEED), String.valueOf(queries),
                 String.valueOf(warm), String.join(",", kinds)));
-        ChildJava.Ended p;
-        try {
-            p = ChildJava.run(cmd, CHILD_TIMEOUT_SECONDS, "Lucene on the " + which);
-        } finally {
-            io.github.uring4j.bench.common.Trees.delete(indexDir);
-        }
+        ChildJava.Ended p = ChildJava.run(cmd, CHILD_TIMEOUT_SECONDS, "Lucene on the " + which);
         List<String> lines = p.lines();
         if (p.exit() != 0) {
             throw new IOException("Lucene on the " + which + " failed with exit status " + p.exit() + ":\n"
