@@ -177,11 +177,14 @@ public final class KernelCopy {
         return cpu0 < 0 || cpu1 < 0 || (cpu1 - cpu0) * 2 < wall;
     }
 
-    /** The calling thread's CPU time, or -1 where the JVM cannot say (a virtual thread's). */
+    /**
+     * The calling thread's CPU time, or -1 where the JVM cannot say: a virtual thread's, or a runtime image without
+     * {@code java.management} (made with {@code jlink}), which the library runs on too.
+     */
     private static long threadCpuNanos() {
         try {
             return java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
-        } catch (UnsupportedOperationException | SecurityException e) {
+        } catch (UnsupportedOperationException | SecurityException | LinkageError e) {
             return -1;
         }
     }

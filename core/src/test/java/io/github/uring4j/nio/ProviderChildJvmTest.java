@@ -251,7 +251,9 @@ class ProviderChildJvmTest {
      * A runtime image of {@code java.base} alone (made with {@code jlink}), uring4j on its class path: the program
      * runs on the provider, its {@code AsynchronousFileChannel} on the library's executor, and the only word about
      * the missing {@code java.management} and {@code jdk.jfr} modules is one warning that there is no JMX view.
-     * (Before, the executor failed with {@code NoClassDefFoundError: javax/management/StandardMBean}.)
+     * (Before, the executor failed with {@code NoClassDefFoundError: javax/management/StandardMBean}; and a large
+     * copy from the device, which asks for its thread's CPU time to decide whether to split, with
+     * {@code NoClassDefFoundError: java/lang/management/ManagementFactory}.)
      */
     @Test
     void aRuntimeImageOfJavaBaseAloneRunsTheProviderAndTheExecutor() throws Exception {
@@ -264,8 +266,9 @@ class ProviderChildJvmTest {
         Path program = location(io.github.uring4j.nio.program.FirstFileThenExit.class);
         String text = runFirstFile(image.resolve("bin/java").toString(),
                 List.of("-cp", location(UringFileSystemProvider.class) + java.io.File.pathSeparator + program), data,
-                "async");
+                "async", "bigcopy");
         assertTrue(text.contains("ASYNC 100"), text);
+        assertTrue(text.contains("BIGCOPY " + (96L << 20) + " -1"), text);
         assertTrue(text.contains("no JMX view of uring4j: this Java runtime has no java.management module"), text);
         assertFalse(text.contains("Exception") || text.contains("Error"), text);
     }
