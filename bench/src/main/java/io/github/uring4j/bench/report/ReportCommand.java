@@ -434,9 +434,13 @@ public final class ReportCommand implements Callable<Integer> {
             for (Section s : ChildRun.jmh(dir, "SyncWriteBenchmark", jmhArgs, childLimit)) {
                 add(sections, s);
             }
-            // 8. one operation at a time from one thread: the async APIs' hand-offs, awaited one by one
+            // 8. one operation at a time from one thread: the async APIs' hand-offs, awaited one by one. Two seconds
+            // of warm-up: AsyncFile's open + read + close took 118-149, 36-41, 12-19 and 8.4 us in the first four
+            // half-seconds of its fork (the JIT still compiling what linking the native calls spun), so one
+            // half-second of warm-up left the row measuring the JIT (0.80 times the JDK's AsynchronousFileChannel in
+            // one report, 2.3 times once warm)
             List<String> oneArgs = new ArrayList<>(quick ? List.of("-f", "0", "-wi", "0", "-i", "1", "-r", "200ms")
-                    : List.of("-wi", "1", "-w", "500ms", "-i", "3", "-r", "500ms"));
+                    : List.of("-wi", "2", "-w", "1s", "-i", "3", "-r", "500ms"));
             for (Section s : ChildRun.jmh(dir, "OneAtATimeBenchmark", oneArgs, childLimit)) {
                 add(sections, s);
             }
