@@ -381,15 +381,24 @@ public final class ReportCommand implements Callable<Integer> {
             // 20,000 small files, as many as the benchmark plan's checksum of a tree asks for at least. With 5,000
             // (passes of 25 ms, whose start and end weigh more) the JDK's virtual threads ran at 0.85-0.87 times
             // their rate on 20,000, and AsyncFile.readFile came out at 1.24-1.29 times them against 1.15-1.19
+            // The drop-ins' small files in a JVM of their own: after the checksum's cases in the same JVM (the JDK's
+            // FileChannel on virtual threads among them), the JDK's Files.readAllBytes made 42-43k files/s in 5 of 9
+            // whole runs of the command and 72-77k in the others, uring4j's 71-78k in all (the two share the JDK's
+            // Files.read and ChannelInputStream.read, recompiled after uncommon traps); alone they were level
             List<String> fcArgs = List.of("--count", quick ? "500" : "20000", "--copy-size", quick ? "16M" : "256M",
                     "--rounds", quick ? "1" : "3", "--min-time", quick ? "0.02" : "0.2");
-            String filesCommand = "uring4j-bench files " + String.join(" ", fcArgs);
-            List<Result> fileRows = ChildRun.run(dir, "files", withDirAndQuiet(fcArgs, dir.resolve("files")),
+            List<String> sumArgs = new ArrayList<>(fcArgs);
+            sumArgs.addAll(List.of("--only", "checksum,copy"));
+            List<String> smallArgs = List.of("--count", quick ? "500" : "20000", "--rounds", quick ? "1" : "3",
+                    "--min-time", quick ? "0.02" : "0.2", "--only", "readAllBytes,open+read+close");
+            String filesCommand = "uring4j-bench files " + String.join(" ", sumArgs);
+            List<Result> fileRows = ChildRun.run(dir, "files", withDirAndQuiet(sumArgs, dir.resolve("files")),
+                    childLimit);
+            List<Result> smallRows = ChildRun.run(dir, "files", withDirAndQuiet(smallArgs, dir.resolve("files")),
                     childLimit);
             add(sections, new Section(FILES_SUM, filesCommand,
                     fileRows.stream().filter(r -> r.workload.startsWith("files-checksum")).toList()));
-            add(sections, new Section(FILES_SMALL, filesCommand, fileRows.stream()
-                    .filter(r -> !r.primaryUnit.equals("GB/s") && !r.workload.startsWith("files-checksum")).toList()));
+            add(sections, new Section(FILES_SMALL, "uring4j-bench files " + String.join(" ", smallArgs), smallRows));
             add(sections, new Section(FILES_COPY, filesCommand,
                     fileRows.stream().filter(r -> r.primaryUnit.equals("GB/s")).toList()));
             // 6. Apache Lucene, unchanged, on the built-in provider and on uring4j's (each run in a JVM of its own)
