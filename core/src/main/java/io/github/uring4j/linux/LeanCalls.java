@@ -337,7 +337,8 @@ public final class LeanCalls {
 
     /**
      * After the {@code tries}-th {@code OutOfMemoryError} {@code e} of a call that must be made: waits 10 ms, or throws
-     * {@code e} once it has been tried for ten seconds.
+     * {@code e} once it has been tried for ten seconds. The rule of {@code engine.FullHeap.waitForMemory}, which this
+     * package, below the engine, does not call.
      */
     private static void waitForMemory(int tries, OutOfMemoryError e) {
         if (tries >= 1000) {

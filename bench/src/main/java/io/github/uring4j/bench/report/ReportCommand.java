@@ -385,12 +385,12 @@ public final class ReportCommand implements Callable<Integer> {
             // FileChannel on virtual threads among them), the JDK's Files.readAllBytes made 42-43k files/s in 5 of 9
             // whole runs of the command and 72-77k in the others, uring4j's 71-78k in all (the two share the JDK's
             // Files.read and ChannelInputStream.read, recompiled after uncommon traps); alone they were level
-            List<String> fcArgs = List.of("--count", quick ? "500" : "20000", "--copy-size", quick ? "16M" : "256M",
-                    "--rounds", quick ? "1" : "3", "--min-time", quick ? "0.02" : "0.2");
+            List<String> fcArgs = List.of("--count", quick ? "500" : "20000", "--rounds", quick ? "1" : "3",
+                    "--min-time", quick ? "0.02" : "0.2");
             List<String> sumArgs = new ArrayList<>(fcArgs);
-            sumArgs.addAll(List.of("--only", "checksum,copy"));
-            List<String> smallArgs = List.of("--count", quick ? "500" : "20000", "--rounds", quick ? "1" : "3",
-                    "--min-time", quick ? "0.02" : "0.2", "--only", "readAllBytes,open+read+close");
+            sumArgs.addAll(List.of("--copy-size", quick ? "16M" : "256M", "--only", "checksum,copy"));
+            List<String> smallArgs = new ArrayList<>(fcArgs);
+            smallArgs.addAll(List.of("--only", "readAllBytes,open+read+close"));
             String filesCommand = "uring4j-bench files " + String.join(" ", sumArgs);
             List<Result> fileRows = ChildRun.run(dir, "files", withDirAndQuiet(sumArgs, dir.resolve("files")),
                     childLimit);
